@@ -1,0 +1,1 @@
+"""The engine half: the lifecycle plugin and the seam into Heat's walk."""

@@ -1,0 +1,1 @@
+"""Stack breakpoints for OpenStack Heat (the client half)."""
