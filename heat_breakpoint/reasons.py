@@ -1,0 +1,56 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Translation helpers: user-facing strings go through ``_()``."""
+"""The words the engine writes where users and clients read them.
+
+A held resource's status reason, the events of a hit and a release, and
+the signal that releases a hold are the contract between the engine
+plugin and the client extension; both import them from here, so this
+module must stay free of Heat imports.
+"""
+
+import re
+
+# Stock Heat's own wording for a paused resource; `openstack stack hook
+# poll` matches these exact strings, so a breakpoint hit writes one too.
+NATIVE_PAUSED = '%(action)s paused until Hook %(hook)s is cleared'
+NATIVE_CLEARED = 'Hook %(hook)s is cleared'
+
+HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
+RELEASED = 'Breakpoint %(name)s released (%(how)s)'
+
+_HELD_RE = re.compile(
+    r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
+    r'\((?P<hook>pre-[a-z]+)\)$')
+
+# Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
+# our commands released the hold. Stock Heat ignores it.
+SIGNAL_KEY = 'breakpoint_release'
+RELEASE_CLEAR = 'clear'
+RELEASE_STEP = 'step'
+RELEASE_CONTINUE = 'continue'
+RELEASE_HOOK_CLEAR = 'hook clear'
+RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE)
+
+
+def held(name: str, action: str, hook: str) -> str:
+    return HELD % {'name': name, 'action': action, 'hook': hook}
+
+
+def parse_held(reason: str | None) -> dict | None:
+    """Return name, action and hook of a held resource's reason, or None."""
+    match = _HELD_RE.match(reason or '')
+    return match.groupdict() if match else None
+
+
+def released(name: str, how: str) -> str:
+    return RELEASED % {'name': name, 'how': how}

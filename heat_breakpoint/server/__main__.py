@@ -1,0 +1,5 @@
+import sys
+
+from heat_breakpoint.server.cli import main
+
+sys.exit(main())

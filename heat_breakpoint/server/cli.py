@@ -1,0 +1,232 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Translation helpers: user-facing strings go through ``_()``."""
+"""``heat-breakpoint-server``: the real Heat, API and engine, in one process.
+
+For debugging templates on a laptop and for our functional tests: Heat's
+own ``EngineService`` (convergence) and Heat's own heat-api paste app, on
+127.0.0.1, with SQLite in a state directory, oslo.messaging's in-process
+``fake://`` transport and no Keystone (``noauth``). The plugin and the API
+filter are loaded exactly as in a deployed Heat: stevedore and paste.
+"""
+
+import argparse
+import errno
+import os
+import shutil
+import signal
+import socket
+import sys
+import threading
+
+from heat_breakpoint.server import ast_guard
+from heat_breakpoint.server import config as local_config
+
+DEFAULT_PORT = 8004
+HOST = '127.0.0.1'
+
+
+def default_state_dir() -> str:
+    data_home = os.environ.get('XDG_DATA_HOME') or os.path.join(
+        os.path.expanduser('~'), '.local', 'share')
+    return os.path.join(data_home, 'heat-breakpoint')
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='heat-breakpoint-server',
+        description='Run a real local Heat (API and engine in one process, '
+                    'SQLite, no Keystone) with stack breakpoints enabled.')
+    parser.add_argument('--port', type=int, default=DEFAULT_PORT,
+                        metavar='<port>',
+                        help='TCP port on 127.0.0.1 (default: %(default)s; '
+                             '0 picks a free one)')
+    parser.add_argument('--state-dir', default=default_state_dir(),
+                        metavar='<dir>',
+                        help='where the database, heat.conf and heat.log '
+                             'live (default: %(default)s)')
+    parser.add_argument('--reset', action='store_true',
+                        help='delete every stack: start from an empty '
+                             'state directory')
+    parser.add_argument('--config-file', action='append', default=[],
+                        metavar='<file>',
+                        help='extra heat.conf read after the generated one '
+                             '(repeatable), e.g. to set '
+                             'executor_thread_pool_size')
+    return parser
+
+
+def bind(port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((HOST, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise local_config.SetupError(
+                'port %d on %s is already in use (another server?); '
+                'choose another with --port' % (port, HOST))
+        raise local_config.SetupError('cannot listen on %s:%d: %s'
+                                      % (HOST, port, exc.strerror))
+    sock.listen(64)
+    return sock
+
+
+def prepare_state_dir(state_dir: str, reset: bool) -> None:
+    if reset and os.path.isdir(state_dir):
+        shutil.rmtree(state_dir)
+    os.makedirs(state_dir, exist_ok=True)
+
+
+def client_settings(port: int) -> dict:
+    return {'OS_AUTH_TYPE': 'none',
+            'OS_ENDPOINT': 'http://%s:%d/v1/admin' % (HOST, port)}
+
+
+class LocalHeat:
+    """Heat's engine service and API app, started and stopped together."""
+
+    def __init__(self, state_dir: str, extra_config_files=()):
+        self.state_dir = state_dir
+        self.extra_config_files = list(extra_config_files)
+        self.engine = None
+        self.app = None
+
+    def start(self) -> None:
+        # Heat must see the threading backend before it is imported.
+        from oslo_service import backend
+        backend.init_backend(backend.BackendType.THREADING)
+        ast_guard.install()
+        self._configure()
+        self._prepare_database()
+        self._start_engine()
+        from heat.common import config as heat_config
+        self.app = heat_config.load_paste_app('heat-api')
+
+    def _configure(self) -> None:
+        from heat.common import config as heat_config
+        from heat.common import messaging
+        from oslo_config import cfg
+        from oslo_log import log as logging
+
+        paste_file = local_config.write_paste_file(self.state_dir)
+        conf_file = local_config.write_heat_conf(self.state_dir, paste_file)
+        args = ['--config-file', conf_file]
+        for extra in self.extra_config_files:
+            args += ['--config-file', os.path.abspath(extra)]
+        logging.register_options(cfg.CONF)
+        cfg.CONF(args, project='heat', prog='heat-api',
+                 default_config_files=[], default_config_dirs=[])
+        logging.setup(cfg.CONF, 'heat')
+        heat_config.set_config_defaults()
+        messaging.setup()
+
+    def _prepare_database(self) -> None:
+        from heat.db import api as db_api
+        from heat.db import migration
+
+        from heat_breakpoint.server import sqlite
+        engine = db_api.get_engine()
+        sqlite.harden(engine)
+        migration.db_sync(engine=engine)
+
+    def _start_engine(self) -> None:
+        from heat.engine import service
+        from heat.rpc import api as rpc_api
+        from oslo_config import cfg
+
+        self.engine = service.EngineService(cfg.CONF.host,
+                                            rpc_api.ENGINE_TOPIC)
+        self.engine.start()
+
+    def stop(self) -> None:
+        if self.engine is not None:
+            self.engine.stop()
+            self.engine = None
+
+
+def serve(app, sock: socket.socket):
+    """A threaded WSGI server on an already bound socket."""
+    from wsgiref import simple_server
+
+    class QuietHandler(simple_server.WSGIRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    class Server(simple_server.WSGIServer):
+        daemon_threads = True
+        block_on_close = False
+
+        def process_request(self, request, client_address):
+            thread = threading.Thread(
+                target=self.process_request_thread,
+                args=(request, client_address), daemon=True)
+            thread.start()
+
+        def process_request_thread(self, request, client_address):
+            try:
+                self.finish_request(request, client_address)
+            except Exception:
+                self.handle_error(request, client_address)
+            finally:
+                self.shutdown_request(request)
+
+    httpd = Server(sock.getsockname(), QuietHandler,
+                   bind_and_activate=False)
+    httpd.socket.close()
+    httpd.socket = sock
+    httpd.server_address = sock.getsockname()
+    httpd.server_name, httpd.server_port = httpd.server_address[:2]
+    httpd.setup_environ()
+    httpd.set_app(app)
+    return httpd
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        prepare_state_dir(args.state_dir, args.reset)
+        sock = bind(args.port)
+    except local_config.SetupError as exc:
+        print('heat-breakpoint-server: error: %s' % exc, file=sys.stderr)
+        return 1
+    port = sock.getsockname()[1]
+
+    heat = LocalHeat(args.state_dir, args.config_file)
+    try:
+        heat.start()
+    except local_config.SetupError as exc:
+        print('heat-breakpoint-server: error: %s' % exc, file=sys.stderr)
+        return 1
+    httpd = serve(heat.app, sock)
+
+    def _stop(signum, frame):
+        threading.Thread(target=httpd.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+
+    settings = client_settings(port)
+    print('Heat with breakpoints is running on http://%s:%d '
+          '(state: %s)' % (HOST, port, args.state_dir))
+    print('Client settings:')
+    for key, value in settings.items():
+        print('  export %s=%s' % (key, value))
+    print('Stop with Ctrl-C.', flush=True)
+    try:
+        httpd.serve_forever(poll_interval=0.2)
+    finally:
+        httpd.server_close()
+        heat.stop()
+        print('heat-breakpoint-server: stopped', flush=True)
+    return 0
