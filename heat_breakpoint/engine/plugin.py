@@ -22,6 +22,7 @@ calls lifecycle plugins for create, update or delete.
 from heat.engine import lifecycle_plugin
 
 from heat_breakpoint.engine import seam
+from heat_breakpoint import opts
 
 
 class BreakpointPlugin(lifecycle_plugin.LifecyclePlugin):
@@ -35,4 +36,5 @@ class BreakpointPlugin(lifecycle_plugin.LifecyclePlugin):
         pass
 
 
+opts.register_opts()
 seam.install()

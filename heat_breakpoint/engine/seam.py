@@ -10,10 +10,151 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 """Translation helpers: user-facing strings go through ``_()``."""
-"""The one place where heat-breakpoint reaches into Heat's engine."""
+"""The one place where heat-breakpoint reaches into Heat's engine.
 
-INSTALLED = False
+Under the convergence engine Heat never calls lifecycle plugins for
+create, update or delete, so the plugin installs its hold here: each
+resource's ``create_convergence``, ``update_convergence`` and
+``delete_convergence`` first asks :mod:`heat_breakpoint.engine.hold`
+whether to park. The same module answers Heat's own hook check
+(``Resource._break_if_required``) for breakpoints, and hears releases on
+Heat's resource-signal channel (``Resource._unset_hook``).
+
+:func:`install` first checks that the installed Heat has exactly the
+methods and signatures we wrap. If not, it logs one error and leaves Heat
+untouched: stacks then run as in stock Heat (breakpoints are native hooks
+there, so they still pause, the stock way).
+"""
+
+import functools
+import inspect
+
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+# What we wrap, with the parameters we rely on.
+EXPECTED = {
+    'create_convergence': ('self', 'template_id', 'requires', 'engine_id',
+                           'timeout', 'progress_callback'),
+    'update_convergence': ('self', 'template_id', 'new_requires',
+                           'engine_id', 'timeout', 'new_stack',
+                           'progress_callback'),
+    'delete_convergence': ('self', 'template_id', 'engine_id', 'timeout',
+                           'progress_callback'),
+    '_break_if_required': ('self', 'action', 'hook'),
+    '_unset_hook': ('self', 'details'),
+    '_signal_check_action': ('self',),
+}
+
+_installed = False
 
 
-def install():
-    return INSTALLED
+class IncompatibleHeat(Exception):
+    pass
+
+
+def _check(resource_cls, check_resource) -> None:
+    for name, params in EXPECTED.items():
+        method = getattr(resource_cls, name, None)
+        if method is None:
+            raise IncompatibleHeat('Resource.%s is missing' % name)
+        found = tuple(inspect.signature(method).parameters)
+        if found != params:
+            raise IncompatibleHeat('Resource.%s%s, expected %s'
+                                   % (name, found, params))
+    if not issubclass(getattr(check_resource, 'CancelOperation', type),
+                      BaseException):
+        raise IncompatibleHeat('check_resource.CancelOperation is missing')
+    if not callable(getattr(check_resource.CheckResource,
+                            'retrigger_check_resource', None)):
+        raise IncompatibleHeat(
+            'CheckResource.retrigger_check_resource is missing')
+
+
+def installed() -> bool:
+    return _installed
+
+
+def install() -> bool:
+    """Wrap Heat's resource methods once; False if Heat is not as expected."""
+    global _installed
+    if _installed:
+        return True
+    try:
+        from heat.engine import check_resource
+        from heat.engine import resource
+        _check(resource.Resource, check_resource)
+        from heat_breakpoint.engine import hold
+    except (ImportError, IncompatibleHeat) as exc:
+        LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
+                  'expected (%s); stacks run as in stock Heat.', exc)
+        return False
+    _wrap(resource.Resource, hold)
+    _installed = True
+    return True
+
+
+def _wrap(cls, hold) -> None:
+    create = cls.create_convergence
+    update = cls.update_convergence
+    delete = cls.delete_convergence
+    break_if_required = cls._break_if_required
+    unset_hook = cls._unset_hook
+    signal_check_action = cls._signal_check_action
+
+    @functools.wraps(create)
+    def create_convergence(self, template_id, requires, engine_id,
+                           timeout, progress_callback=None):
+        hold.park_if_required(self, 'CREATE', lambda: self.properties)
+        return create(self, template_id, requires, engine_id, timeout,
+                      progress_callback)
+
+    @functools.wraps(update)
+    def update_convergence(self, template_id, new_requires, engine_id,
+                           timeout, new_stack, progress_callback=None):
+        def properties():
+            defn = new_stack.defn.resource_definition(self.name)
+            return defn.properties(self.properties_schema, self.context)
+        hold.park_if_required(self, 'UPDATE', properties)
+        return update(self, template_id, new_requires, engine_id, timeout,
+                      new_stack, progress_callback)
+
+    @functools.wraps(delete)
+    def delete_convergence(self, template_id, engine_id, timeout,
+                           progress_callback=None):
+        if self.current_template_id != template_id:
+            hold.park_if_required(self, 'DELETE', lambda: self.properties)
+        return delete(self, template_id, engine_id, timeout,
+                      progress_callback)
+
+    @functools.wraps(break_if_required)
+    def _break_if_required(self, action, hook):
+        bp = None
+        if hook == hold.PRE_HOOKS.get(action):
+            bp = hold.find_breakpoint(self, action)
+        if bp is None:
+            yield from break_if_required(self, action, hook)
+        elif not self.stack.convergence:
+            yield from hold.hold_cooperatively(self, action, bp)
+        # Under convergence the *_convergence wrapper has held already.
+
+    @functools.wraps(unset_hook)
+    def _unset_hook(self, details):
+        unset_hook(self, details)
+        hold.release(self, details)
+
+    @functools.wraps(signal_check_action)
+    def _signal_check_action(self):
+        # A resource held before DELETE reads DELETE_IN_PROGRESS, an action
+        # during which Heat refuses signals: let its release through.
+        if self.action in self.no_signal_actions and hold.is_parked(self):
+            return
+        return signal_check_action(self)
+
+    cls.create_convergence = create_convergence
+    cls.update_convergence = update_convergence
+    cls.delete_convergence = delete_convergence
+    cls._break_if_required = _break_if_required
+    cls._unset_hook = _unset_hook
+    cls._signal_check_action = _signal_check_action

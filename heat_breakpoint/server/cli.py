@@ -205,8 +205,13 @@ def main(argv=None) -> int:
     heat = LocalHeat(args.state_dir, args.config_file)
     try:
         heat.start()
-    except local_config.SetupError as exc:
-        print('heat-breakpoint-server: error: %s' % exc, file=sys.stderr)
+    except Exception as exc:
+        sock.close()
+        print('heat-breakpoint-server: error: %s (details in %s)'
+              % (str(exc).splitlines()[0],
+                 os.path.join(args.state_dir, 'heat.log')),
+              file=sys.stderr)
+        heat.stop()
         return 1
     httpd = serve(heat.app, sock)
 

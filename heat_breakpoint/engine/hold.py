@@ -1,0 +1,294 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Translation helpers: user-facing strings go through ``_()``."""
+"""Where the engine decides to hold a resource, parks it, and lets it go.
+
+A hold is a row of state in Heat's database, never a waiting thread:
+
+* the convergence check that reaches a breakpoint shows the resource
+  ``<ACTION>_IN_PROGRESS`` with a reason naming the breakpoint, records
+  the hold in the resource's data, sets Heat's own hook flag (so stock
+  ``openstack stack hook clear`` accepts it) and ends by raising
+  :class:`Parked`, which Heat's check treats as a cancelled operation:
+  nothing fails, nothing propagates, the RPC thread goes back to the pool;
+* the release (a resource signal ``{"unset_hook": ...}`` served by any
+  engine) restores the resource's state, notes that this traversal is
+  released and re-dispatches the parked check through Heat's worker RPC.
+
+The legacy engine runs a whole stack in one cooperative task, so there
+the hold waits in that task, as Heat's own hooks do.
+"""
+
+import functools
+import json
+
+from oslo_config import cfg
+from oslo_context import context as oslo_context
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from heat.common import exception
+from heat.engine import check_resource
+from heat.engine import event as heat_event
+from heat.engine import stack as parser
+from heat.objects import resource as resource_objects
+from heat.objects import resource_properties_data as rpd_objects
+from heat.objects import stack as stack_objects
+from heat.rpc import worker_client
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import notify
+from heat_breakpoint import reasons
+from heat_breakpoint.engine import inputs
+
+LOG = logging.getLogger(__name__)
+
+# Resource data keys. HOLD_KEY holds the JSON record of a hold in place;
+# RELEASED_KEY the traversal whose hold was released, so the re-dispatched
+# check of that traversal goes through.
+HOLD_KEY = 'breakpoint_hold'
+RELEASED_KEY = 'breakpoint_released'
+
+PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
+             'DELETE': 'pre-delete'}
+IN_PROGRESS = 'IN_PROGRESS'
+
+
+class Parked(check_resource.CancelOperation):
+    """Ends a convergence check at a breakpoint; nothing fails."""
+
+    def __init__(self):
+        BaseException.__init__(self, 'held at a breakpoint')
+
+
+def enabled() -> bool:
+    return cfg.CONF.breakpoint.enabled
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_marker(marker_json: str) -> tuple:
+    env = {'parameter_defaults': {breakpoints.MARKER:
+                                  json.loads(marker_json)}}
+    return tuple(breakpoints.from_environment(env))
+
+
+def stack_breakpoints(stack) -> tuple:
+    """The breakpoints recorded in a stack's environment (fast if none)."""
+    marker = stack.env.param_defaults.get(breakpoints.MARKER)
+    if not marker:
+        return ()
+    try:
+        return _parse_marker(json.dumps(marker, sort_keys=True))
+    except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
+        LOG.error('Ignoring malformed breakpoints of stack %s: %s',
+                  stack.id, exc)
+        return ()
+
+
+def resource_path(rsrc) -> tuple:
+    """The resource's names from the root stack down, e.g. (outer, inner)."""
+    names = [rsrc.name]
+    stack = rsrc.stack
+    parent_name, owner_id = stack.parent_resource_name, stack.owner_id
+    while owner_id:
+        names.append(parent_name or '')
+        parent = stack_objects.Stack.get_by_id(rsrc.context, owner_id,
+                                               show_deleted=True)
+        parent_name, owner_id = parent.parent_resource_name, parent.owner_id
+    return tuple(reversed(names))
+
+
+def find_breakpoint(rsrc, action: str):
+    """The breakpoint that holds ``rsrc`` before ``action``, or None."""
+    if not enabled():
+        return None
+    found = stack_breakpoints(rsrc.stack)
+    if not found:
+        return None
+    path = resource_path(rsrc)
+    for bp in found:
+        if bp.matches(path, action.lower()):
+            return bp
+    return None
+
+
+def applies(rsrc, action: str) -> bool:
+    """Whether this check would act on the resource for ``action``.
+
+    Mirrors where stock Heat consults pre-* hooks, except that a resource
+    *added* by a stack update is held before its create too.
+    """
+    stack = rsrc.stack
+    if stack.adopt_stack_data:
+        return False
+    if action == 'CREATE':
+        return (stack.action == stack.CREATE or
+                (stack.action == stack.UPDATE and rsrc.replaces is None))
+    if action == 'UPDATE':
+        return stack.action == stack.UPDATE
+    if action == 'DELETE':
+        return (stack.action == stack.DELETE and
+                rsrc.action != rsrc.INIT and
+                rsrc.state != (rsrc.DELETE, rsrc.COMPLETE))
+    return False
+
+
+def _record(rsrc):
+    raw = rsrc.data().get(HOLD_KEY)
+    return json.loads(raw) if raw else None
+
+
+def _set_state(rsrc, action, status, reason, atomic=True) -> bool:
+    values = {'action': action, 'status': status,
+              'status_reason': reason, 'updated_at': timeutils.utcnow()}
+    if atomic:
+        if not resource_objects.Resource.select_and_update_by_id(
+                rsrc.context, rsrc.id, values, expected_engine_id=None,
+                atomic_key=rsrc._atomic_key):
+            return False
+        rsrc._incr_atomic_key(rsrc._atomic_key)
+    else:
+        resource_objects.Resource.update_by_id(rsrc.context, rsrc.id,
+                                               values)
+    rsrc.action, rsrc.status, rsrc.status_reason = action, status, reason
+    rsrc.updated_time = values['updated_at']
+    return True
+
+
+def _add_event(rsrc, reason, details=None):
+    rpd_id = None
+    if details is not None:
+        rpd_id = rpd_objects.ResourcePropertiesData.create(
+            rsrc.context, details).id
+    physical_id = rsrc.resource_id or rsrc.physical_resource_name()
+    ev = heat_event.Event(rsrc.context, rsrc.stack, rsrc.action,
+                          rsrc.status, reason, physical_id, rpd_id,
+                          details, rsrc.name, rsrc.type())
+    ev.store()
+    rsrc.stack.dispatch_event(ev)
+
+
+def _show_held(rsrc, bp, action, properties, atomic=True, **record):
+    """Make the hold visible: state, hook flag, events, notification."""
+    hook = PRE_HOOKS[action]
+    path = resource_path(rsrc)
+    prior = [rsrc.action, rsrc.status, rsrc.status_reason]
+    reason = reasons.held(bp.name, action, hook)
+    if not _set_state(rsrc, action, IN_PROGRESS, reason, atomic=atomic):
+        raise exception.UpdateInProgress(rsrc.name)
+    record.update(breakpoint=bp.name, path='/'.join(path), action=action,
+                  hook=hook, prior=prior,
+                  since=rsrc.updated_time.isoformat())
+    rsrc.data_set(HOLD_KEY, json.dumps(record))
+    rsrc.trigger_hook(hook)
+    # Stock wording first, so `openstack stack hook poll` lists the hold.
+    _add_event(rsrc, reasons.NATIVE_PAUSED % {'action': action,
+                                               'hook': hook})
+    _add_event(rsrc, reason, {
+        'breakpoint': bp.name, 'resource': '/'.join(path),
+        'action': action, 'hook': hook,
+        'properties': inputs.resolved_inputs(properties(), rsrc.stack)})
+    LOG.info('Breakpoint %s reached: %s held before %s',
+             bp.name, '/'.join(path), action)
+    notify.send(rsrc.context, notify.REACHED,
+                notify.payload(rsrc, path, action, bp.name))
+    return record
+
+
+def _forget(rsrc, record, atomic=True) -> bool:
+    """Put the resource back as it was before the hold."""
+    if not _set_state(rsrc, *record['prior'], atomic=atomic):
+        return False
+    rsrc.data_delete(HOLD_KEY)
+    return True
+
+
+def park_if_required(rsrc, action: str, properties) -> None:
+    """Called by a convergence check before it acts on ``rsrc``.
+
+    Returns when the resource may go on; raises :class:`Parked` when it
+    must wait at a breakpoint.
+    """
+    record = _record(rsrc)
+    traversal = rsrc.stack.current_traversal
+    if record is not None and record.get('traversal') != traversal:
+        # A hold left behind by a traversal a newer operation replaced.
+        _forget(rsrc, record, atomic=False)
+        rsrc.clear_hook(record['hook'])
+    if not applies(rsrc, action):
+        return
+    bp = find_breakpoint(rsrc, action)
+    if bp is None or rsrc.data().get(RELEASED_KEY) == traversal:
+        return
+    _show_held(rsrc, bp, action, properties, traversal=traversal,
+               is_update=action != 'DELETE')
+    raise Parked()
+
+
+def hold_cooperatively(rsrc, action, bp):
+    """The legacy engine's hold: wait in the stack's task for a release."""
+    hook = PRE_HOOKS[action]
+    record = _show_held(rsrc, bp, action, lambda: rsrc.properties,
+                        atomic=False)
+    try:
+        while rsrc.has_hook(hook):
+            yield
+    except BaseException:
+        rsrc.clear_hook(hook)
+        raise
+    finally:
+        if _record(rsrc) is not None:
+            _forget(rsrc, record, atomic=False)
+
+
+def is_parked(rsrc) -> bool:
+    return HOLD_KEY in rsrc.data()
+
+
+def release(rsrc, details) -> None:
+    """Called after Heat cleared a pre-* hook flag for a resource signal."""
+    rsrc._data = None
+    record = _record(rsrc)
+    if record is None or record['hook'] != details.get('unset_hook'):
+        return  # a plain native hook: stock Heat has done everything
+    how = details.get(reasons.SIGNAL_KEY)
+    if how not in reasons.RELEASES:
+        how = reasons.RELEASE_HOOK_CLEAR
+    convergence = 'traversal' in record
+    if convergence:
+        # Claim the release: of two racing releases only one wins.
+        if not _forget(rsrc, record):
+            LOG.info('Breakpoint on %s already released', rsrc.name)
+            return
+        rsrc.data_set(RELEASED_KEY, record['traversal'])
+    _add_event(rsrc, reasons.released(record['breakpoint'], how))
+    path = tuple(record['path'].split('/'))
+    notify.send(rsrc.context, notify.RELEASED,
+                notify.payload(rsrc, path, record['action'],
+                               record['breakpoint'], released_by=how))
+    if convergence:
+        _redispatch(rsrc, record)
+
+
+def _redispatch(rsrc, record) -> None:
+    # The request context, not the stack's stored one: serialising a
+    # stored context would ask Keystone for a token.
+    cnxt = oslo_context.get_current() or rsrc.context
+    stack = parser.Stack.load(cnxt, stack_id=rsrc.stack.id,
+                              force_reload=True)
+    if stack.current_traversal != record['traversal']:
+        LOG.info('Not resuming %s: its operation was superseded',
+                 rsrc.name)
+        return
+    checker = check_resource.CheckResource(
+        None, worker_client.WorkerClient(), None, None, {})
+    checker.retrigger_check_resource(cnxt, rsrc.id, stack)

@@ -1,0 +1,65 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Translation helpers: user-facing strings go through ``_()``."""
+"""Small waits and look-ups shared by the functional tests."""
+
+import time
+
+
+class Timeout(AssertionError):
+    pass
+
+
+def wait_for(predicate, timeout=60, interval=0.2, what='condition'):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise Timeout('timed out after %ss waiting for %s (last: %r)'
+                  % (timeout, what, last))
+
+
+def stack_status(hc, stack):
+    return hc.stacks.get(stack).stack_status
+
+
+def wait_stack(hc, stack, status, timeout=120):
+    """Wait until the stack reaches ``status``; fail fast on a FAILED."""
+    def reached():
+        current = hc.stacks.get(stack)
+        if current.stack_status.endswith('FAILED') and status != \
+                current.stack_status:
+            raise AssertionError('stack %s: %s (%s)' % (
+                stack, current.stack_status,
+                current.stack_status_reason))
+        return current.stack_status == status and current
+    return wait_for(reached, timeout, what='%s %s' % (stack, status))
+
+
+def resources(hc, stack, nested_depth=0):
+    return {r.resource_name: r
+            for r in hc.resources.list(stack, nested_depth=nested_depth)}
+
+
+def wait_resource(hc, stack, name, status, timeout=60):
+    def reached():
+        rsrc = hc.resources.get(stack, name)
+        return rsrc.resource_status == status and rsrc
+    return wait_for(reached, timeout, what='%s %s' % (name, status))
+
+
+def events(hc, stack, resource=None):
+    return hc.events.list(stack, resource_name=resource) if resource \
+        else hc.events.list(stack)
