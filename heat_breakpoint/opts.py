@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """Configuration options of the plugin, in the ``[breakpoint]`` group.
 
 They live in Heat's own configuration file (``heat.conf``); the sample is

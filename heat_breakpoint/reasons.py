@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """The words the engine writes where users and clients read them.
 
 A held resource's status reason, the events of a hit and a release, and

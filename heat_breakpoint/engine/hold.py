@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """Where the engine decides to hold a resource, parks it, and lets it go.
 
 A hold is a row of state in Heat's database, never a waiting thread:
@@ -28,6 +27,7 @@ The legacy engine runs a whole stack in one cooperative task, so there
 the hold waits in that task, as Heat's own hooks do.
 """
 
+import contextvars
 import functools
 import json
 
@@ -46,9 +46,9 @@ from heat.objects import stack as stack_objects
 from heat.rpc import worker_client
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import inputs
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
-from heat_breakpoint.engine import inputs
 
 LOG = logging.getLogger(__name__)
 
@@ -61,6 +61,18 @@ RELEASED_KEY = 'breakpoint_released'
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}
 IN_PROGRESS = 'IN_PROGRESS'
+
+
+# The context of the request being served by EngineService.resource_signal.
+# Heat replaces the thread's current context with the stack's stored one
+# while it loads the stack; a release must re-dispatch with the caller's.
+request_context = contextvars.ContextVar('breakpoint_request_context',
+                                         default=None)
+
+
+def _caller_context(rsrc):
+    return (request_context.get() or oslo_context.get_current() or
+            rsrc.context)
 
 
 class Parked(check_resource.CancelOperation):
@@ -192,7 +204,7 @@ def _show_held(rsrc, bp, action, properties, atomic=True, **record):
     rsrc.trigger_hook(hook)
     # Stock wording first, so `openstack stack hook poll` lists the hold.
     _add_event(rsrc, reasons.NATIVE_PAUSED % {'action': action,
-                                               'hook': hook})
+                                              'hook': hook})
     _add_event(rsrc, reason, {
         'breakpoint': bp.name, 'resource': '/'.join(path),
         'action': action, 'hook': hook,
@@ -272,7 +284,7 @@ def release(rsrc, details) -> None:
         rsrc.data_set(RELEASED_KEY, record['traversal'])
     _add_event(rsrc, reasons.released(record['breakpoint'], how))
     path = tuple(record['path'].split('/'))
-    notify.send(rsrc.context, notify.RELEASED,
+    notify.send(_caller_context(rsrc), notify.RELEASED,
                 notify.payload(rsrc, path, record['action'],
                                record['breakpoint'], released_by=how))
     if convergence:
@@ -280,9 +292,9 @@ def release(rsrc, details) -> None:
 
 
 def _redispatch(rsrc, record) -> None:
-    # The request context, not the stack's stored one: serialising a
-    # stored context would ask Keystone for a token.
-    cnxt = oslo_context.get_current() or rsrc.context
+    # The caller's context, not the stack's stored one, which cannot
+    # authenticate the rest of the traversal.
+    cnxt = _caller_context(rsrc)
     stack = parser.Stack.load(cnxt, stack_id=rsrc.stack.id,
                               force_reload=True)
     if stack.current_traversal != record['traversal']:

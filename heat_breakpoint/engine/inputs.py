@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """What a breakpoint hit shows of the resource: its inputs, secrets masked.
 
 The hit event's details must help a person debug without leaking what the

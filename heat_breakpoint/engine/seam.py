@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """The one place where heat-breakpoint reaches into Heat's engine.
 
 Under the convergence engine Heat never calls lifecycle plugins for
@@ -46,6 +45,10 @@ EXPECTED = {
     '_unset_hook': ('self', 'details'),
     '_signal_check_action': ('self',),
 }
+EXPECTED_SERVICE = {
+    'resource_signal': ('self', 'cnxt', 'stack_identity', 'resource_name',
+                        'details', 'sync_call'),
+}
 
 _installed = False
 
@@ -54,15 +57,20 @@ class IncompatibleHeat(Exception):
     pass
 
 
-def _check(resource_cls, check_resource) -> None:
-    for name, params in EXPECTED.items():
-        method = getattr(resource_cls, name, None)
+def _check_methods(cls, expected) -> None:
+    for name, params in expected.items():
+        method = getattr(cls, name, None)
         if method is None:
-            raise IncompatibleHeat('Resource.%s is missing' % name)
+            raise IncompatibleHeat('%s.%s is missing' % (cls.__name__, name))
         found = tuple(inspect.signature(method).parameters)
         if found != params:
-            raise IncompatibleHeat('Resource.%s%s, expected %s'
-                                   % (name, found, params))
+            raise IncompatibleHeat('%s.%s%s, expected %s'
+                                   % (cls.__name__, name, found, params))
+
+
+def _check(resource_cls, service_cls, check_resource) -> None:
+    _check_methods(resource_cls, EXPECTED)
+    _check_methods(service_cls, EXPECTED_SERVICE)
     if not issubclass(getattr(check_resource, 'CancelOperation', type),
                       BaseException):
         raise IncompatibleHeat('check_resource.CancelOperation is missing')
@@ -84,13 +92,15 @@ def install() -> bool:
     try:
         from heat.engine import check_resource
         from heat.engine import resource
-        _check(resource.Resource, check_resource)
+        from heat.engine import service
+        _check(resource.Resource, service.EngineService, check_resource)
         from heat_breakpoint.engine import hold
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
     _wrap(resource.Resource, hold)
+    _wrap_service(service.EngineService, hold)
     _installed = True
     return True
 
@@ -158,3 +168,19 @@ def _wrap(cls, hold) -> None:
     cls._break_if_required = _break_if_required
     cls._unset_hook = _unset_hook
     cls._signal_check_action = _signal_check_action
+
+
+def _wrap_service(cls, hold) -> None:
+    resource_signal = cls.resource_signal
+
+    @functools.wraps(resource_signal)
+    def wrapped(self, cnxt, stack_identity, resource_name, details,
+                sync_call=False):
+        token = hold.request_context.set(cnxt)
+        try:
+            return resource_signal(self, cnxt, stack_identity,
+                                   resource_name, details, sync_call)
+        finally:
+            hold.request_context.reset(token)
+
+    cls.resource_signal = wrapped

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """The embedded local Heat: see :mod:`heat_breakpoint.server.cli`."""
 
 from heat_breakpoint.server.cli import main  # noqa: F401

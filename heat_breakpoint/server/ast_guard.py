@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """Serialise AST compilation across threads.
 
 CPython 3.11 before 3.11.8 keeps the AST converter's recursion counter in

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """``heat-breakpoint-server``: the real Heat, API and engine, in one process.
 
 For debugging templates on a laptop and for our functional tests: Heat's
@@ -137,8 +136,9 @@ class LocalHeat:
 
         from heat_breakpoint.server import sqlite
         engine = db_api.get_engine()
-        sqlite.harden(engine)
+        # Migrations nest connections in one thread: harden afterwards.
         migration.db_sync(engine=engine)
+        sqlite.harden(engine)
 
     def _start_engine(self) -> None:
         from heat.engine import service

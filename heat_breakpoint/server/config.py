@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """The configuration of the local Heat: heat.conf and the paste pipeline.
 
 Both are generated into the state directory on every start from Heat's
@@ -71,10 +70,8 @@ def write_heat_conf(state_dir: str, paste_file: str) -> str:
         'log_file': os.path.join(state_dir, 'heat.log'),
         'use_stderr': 'false',
     }
-    conf['database'] = {
-        'connection': 'sqlite:///%s' % os.path.join(state_dir,
-                                                   'heat.sqlite'),
-    }
+    database = os.path.join(state_dir, 'heat.sqlite')
+    conf['database'] = {'connection': 'sqlite:///%s' % database}
     conf['paste_deploy'] = {'api_paste_config': paste_file,
                             'flavor': FLAVOR}
     conf['oslo_messaging_notifications'] = {'driver': 'log'}

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """Make SQLite hold up under a real heat-engine's concurrent writers.
 
 oslo.db opens SQLite transactions with a deferred ``BEGIN``; two threads
@@ -23,11 +22,11 @@ meanwhile. Applied to one engine, never process-wide.
 import sqlalchemy
 
 BUSY_TIMEOUT_MS = 60000
+OSLO_DB_ENGINES = 'oslo_db.sqlalchemy.engines'
 
 
 def harden(engine: sqlalchemy.engine.Engine) -> None:
-    """Give every new connection of ``engine`` WAL, a busy timeout and
-    immediate transactions. Only for SQLite engines."""
+    """Give new connections WAL, a busy timeout, immediate transactions."""
     if engine.dialect.name != 'sqlite':
         return
 
@@ -36,9 +35,13 @@ def harden(engine: sqlalchemy.engine.Engine) -> None:
         dbapi_con.execute('PRAGMA journal_mode=WAL')
         dbapi_con.execute('PRAGMA busy_timeout=%d' % BUSY_TIMEOUT_MS)
 
-    # Inserted before oslo.db's own 'begin' listener, which emits a plain
-    # BEGIN unless the connection already says it is in a transaction.
-    @sqlalchemy.event.listens_for(engine, 'begin', insert=True)
+    # oslo.db's own 'begin' listener emits a plain (deferred) BEGIN:
+    # replace it, keeping its bookkeeping of conn.info['in_transaction'].
+    for listener in list(engine.dispatch.begin):
+        if getattr(listener, '__module__', '') == OSLO_DB_ENGINES:
+            sqlalchemy.event.remove(engine, 'begin', listener)
+
+    @sqlalchemy.event.listens_for(engine, 'begin')
     def _begin_immediate(conn):
         if 'in_transaction' not in conn.info:
             conn.exec_driver_sql('BEGIN IMMEDIATE')

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Translation helpers: user-facing strings go through ``_()``."""
 """Fixtures for the functional tier: a real local Heat, started once.
 
 ``heat_server`` runs ``python -m heat_breakpoint.server`` in a separate
