@@ -46,7 +46,7 @@ class LocalHeatProcess:
         self.port = port or free_port()
         self.config_files = list(config_files)
         self.proc = None
-        self.output = os.path.join(state_dir, 'server.out')
+        self.output = state_dir.rstrip('/') + '.out'
 
     @property
     def url(self):

@@ -1,0 +1,171 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""``--breakpoint`` / ``--no-breakpoint`` on heatclient's own commands.
+
+cliff runs these hooks around ``openstack stack create`` and ``openstack
+stack update``. heatclient builds its request from the ``-e`` file paths in
+``parsed_args.environment``, so ``before()`` swaps in the paths of rewritten
+copies (see :mod:`heatclient_ext.v1.environment`) and ``after()`` removes
+them. ``--wait`` is taken over: heatclient's own wait would sit out a held
+stack's whole timeout, ours returns once the stack is held or finished.
+"""
+
+import atexit
+
+from cliff import hooks
+from osc_lib import exceptions as osc_exc
+
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import environment
+
+HELD_COLUMN = 'held_breakpoints'
+
+
+def add_breakpoint_option(parser, action):
+    parser.add_argument(
+        '--breakpoint',
+        metavar='<resource>',
+        action='append',
+        dest='breakpoints',
+        help=_('Hold the stack %(action)s before this resource and all that '
+               'depends on it. Resources in nested stacks are named '
+               'nested_stack/resource; wildcards as in --pre-%(action)s. '
+               'Can be specified multiple times') % {'action': action})
+
+
+def add_no_breakpoint_option(parser):
+    parser.add_argument(
+        '--no-breakpoint', '--nobreakpoint',
+        metavar='<resource>',
+        action='append',
+        dest='no_breakpoints',
+        help=_('Remove the breakpoint on this resource from the stack, '
+               'also with --existing. Can be specified multiple times'))
+
+
+class _BreakpointHook(hooks.CommandHook):
+    """Shared by the create and update hooks."""
+
+    action = None
+
+    def __init__(self, command):
+        super().__init__(command)
+        self._prepared = None
+        self._wait = False
+
+    def get_epilog(self):
+        return ''
+
+    def _stack(self, parsed_args):
+        raise NotImplementedError
+
+    def _existing(self, parsed_args):
+        return False
+
+    def before(self, parsed_args):
+        add = getattr(parsed_args, 'breakpoints', None) or []
+        remove = getattr(parsed_args, 'no_breakpoints', None) or []
+        if getattr(parsed_args, 'files_container', None):
+            if add or remove:
+                raise osc_exc.CommandError(_(
+                    '--breakpoint and --no-breakpoint cannot be used with '
+                    '--files-container'))
+            return parsed_args
+        client = self.cmd.app.client_manager.orchestration
+        manager = bp_v1.BreakpointManager(client)
+        hook_option = 'pre_' + self.action
+        try:
+            prepared = manager.prepare_environment(
+                parsed_args.environment, add, remove,
+                stack=self._stack(parsed_args),
+                existing=self._existing(parsed_args),
+                template_names=environment.template_resource_names(
+                    getattr(parsed_args, 'template', None)),
+                extra_hooks=environment.hook_pairs(
+                    getattr(parsed_args, hook_option, None),
+                    'pre-' + self.action))
+        except exceptions.USER_ERRORS as exc:
+            raise osc_exc.CommandError(str(exc))
+        if prepared is not None:
+            self._prepared = prepared
+            atexit.register(prepared.cleanup)
+            parsed_args.environment = prepared.paths
+            # now in the files: heatclient's copy would go where Heat
+            # does not look
+            setattr(parsed_args, hook_option, None)
+        if getattr(parsed_args, 'wait', False) and not getattr(
+                parsed_args, 'dry_run', False):
+            parsed_args.wait = False
+            self._wait = True
+        return parsed_args
+
+    def after(self, parsed_args, return_code):
+        if self._prepared is not None:
+            self._prepared.cleanup()
+        if not self._wait:
+            return return_code
+        columns, data = return_code
+        client = self.cmd.app.client_manager.orchestration
+        manager = bp_v1.BreakpointManager(client)
+        try:
+            stack, held = manager.wait(self._stack(parsed_args),
+                                       poll=getattr(parsed_args, 'poll', 5))
+        except exceptions.USER_ERRORS as exc:
+            raise osc_exc.CommandError(str(exc))
+        status = stack.stack_status or ''
+        if status.endswith('_FAILED'):
+            raise osc_exc.CommandError(
+                _('Stack %(name)s %(status)s: %(reason)s') %
+                {'name': stack.stack_name, 'status': status,
+                 'reason': stack.stack_status_reason})
+        columns = list(columns)
+        data = [getattr(stack, column, value)
+                for column, value in zip(columns, data)]
+        if held:
+            self.cmd.app.stderr.write(
+                _('Stack %(name)s is held at: %(held)s\n') %
+                {'name': stack.stack_name, 'held': bp_v1.held_text(held)})
+            columns.append(HELD_COLUMN)
+            data.append(bp_v1.held_text(held))
+        return columns, data
+
+
+class CreateBreakpointHook(_BreakpointHook):
+    """``openstack stack create --breakpoint``."""
+
+    action = 'create'
+
+    def get_parser(self, parser):
+        add_breakpoint_option(parser, self.action)
+        return parser
+
+    def _stack(self, parsed_args):
+        return parsed_args.name
+
+
+class UpdateBreakpointHook(_BreakpointHook):
+    """``openstack stack update --breakpoint / --no-breakpoint``."""
+
+    action = 'update'
+
+    def get_parser(self, parser):
+        add_breakpoint_option(parser, self.action)
+        add_no_breakpoint_option(parser)
+        return parser
+
+    def _stack(self, parsed_args):
+        return parsed_args.stack
+
+    def _existing(self, parsed_args):
+        return bool(getattr(parsed_args, 'existing', False))

@@ -1,0 +1,535 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The breakpoint API both CLIs call: one manager over a heatclient Client.
+
+Listing is cheap on purpose: armed breakpoints come from the stored
+environment's marker, held ones from the resource list (the engine plugin
+puts a held resource in ``<ACTION>_IN_PROGRESS`` with a reason naming the
+breakpoint). Events are read only where nothing else tells: a stock Heat
+hook hold (the resource keeps its old state; only an event says it is
+paused), asked resource by resource with ``limit=1``, and the inputs of
+one breakpoint hit in ``show``.
+"""
+
+import datetime
+import re
+import time
+
+from heatclient.common import template_utils
+from heatclient import exc as heat_exc
+from oslo_utils import timeutils
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import environment
+
+ARMED = 'armed'
+HELD = 'held'
+MASK = '******'
+SECRET_KEY = re.compile(r'password|secret|token|key', re.IGNORECASE)
+
+# Stock Heat's event when a hook holds a resource, and the hook per action.
+_NATIVE_PAUSED = re.compile(
+    '^' + reasons.NATIVE_PAUSED % {'action': '(?P<action>[A-Z]+)',
+                                   'hook': '(?P<hook>pre-[a-z]+)'} + '$')
+_HOOK_OF = {action.upper(): 'pre-' + action
+            for action in breakpoints.ACTIONS}
+# How many of a resource's latest events show() looks through for the hit.
+_HIT_EVENT_WINDOW = 20
+
+# Heat's default stack_action_timeout (3600 s), for stacks without one.
+DEFAULT_TIMEOUT_MINS = 60
+
+COLUMNS = ('resource', 'action', 'state', 'held_since', 'timeout_remaining')
+
+
+def held_text(rows):
+    """``'a (CREATE), outer/b (CREATE)'``: what a wait stopped at."""
+    return ', '.join('%s (%s)' % (row['resource'], row['action'])
+                     for row in rows)
+
+
+def _error(message, **values):
+    return exceptions.BreakpointCommandError(message % values)
+
+
+def _ident(stack):
+    return '%s/%s' % (stack.stack_name, stack.id)
+
+
+def _link_ident(resource, rel):
+    """``name/id`` of the stack a resource link points to, or None."""
+    for link in getattr(resource, 'links', None) or []:
+        if link.get('rel') == rel:
+            tail = link.get('href', '').split('/stacks/', 1)
+            if len(tail) == 2:
+                parts = tail[1].split('/')
+                if len(parts) >= 2:
+                    return '%s/%s' % (parts[0], parts[1])
+    return None
+
+
+def _parse_time(value):
+    if not value:
+        return None
+    try:
+        parsed = timeutils.parse_isotime(value)
+    except ValueError:
+        return None
+    return timeutils.normalize_time(parsed)
+
+
+class _Resource:
+    """A resource of the listed tree, with its path and owning stack."""
+
+    def __init__(self, raw, path, stack):
+        self.raw = raw
+        self.name = raw.resource_name
+        self.path = path
+        self.stack = stack
+        self.status = raw.resource_status or ''
+        self.reason = getattr(raw, 'resource_status_reason', '') or ''
+
+    @property
+    def path_name(self):
+        return breakpoints.SEPARATOR.join(self.path)
+
+
+def _tree(root_ident, resources):
+    """Give each resource of a nested listing its full path."""
+    root_id = root_ident.split('/')[-1]
+    owner = {}
+    parent = {}
+    for res in resources:
+        owner[id(res)] = _link_ident(res, 'stack') or root_ident
+        nested = _link_ident(res, 'nested')
+        if nested:
+            parent[nested.split('/')[-1]] = (owner[id(res)],
+                                             res.resource_name)
+
+    def prefix(stack_ident, seen=()):
+        stack_id = stack_ident.split('/')[-1]
+        if stack_id == root_id or stack_id not in parent or \
+                stack_id in seen:
+            return ()
+        up_ident, name = parent[stack_id]
+        return prefix(up_ident, seen + (stack_id,)) + (name,)
+
+    return [_Resource(res, prefix(owner[id(res)]) + (res.resource_name,),
+                      owner[id(res)])
+            for res in resources]
+
+
+def _inputs_of(properties):
+    """The resource's inputs in a hit event's ``resource_properties``.
+
+    The plugin's hit event wraps them with the breakpoint's details; a
+    stock event holds the properties themselves.
+    """
+    properties = properties or {}
+    if isinstance(properties.get('properties'), dict) and \
+            'breakpoint' in properties:
+        return properties['properties']
+    return properties
+
+
+def _mask(value, key=''):
+    if key and SECRET_KEY.search(key) and value not in (None, ''):
+        return MASK
+    if isinstance(value, dict):
+        return {k: _mask(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask(v) for v in value]
+    return value
+
+
+def _references(snippet, names):
+    """Whether a template snippet reads one of the named parameters."""
+    if isinstance(snippet, dict):
+        for fn, arg in snippet.items():
+            if fn in ('get_param', 'Ref'):
+                first = arg[0] if isinstance(arg, list) and arg else arg
+                if isinstance(first, str) and first in names:
+                    return True
+            if _references(arg, names):
+                return True
+    elif isinstance(snippet, list):
+        return any(_references(item, names) for item in snippet)
+    return False
+
+
+def mask_inputs(properties, template=None, resource_name=None):
+    """Mask secret-looking keys and inputs fed by hidden parameters."""
+    masked = _mask(dict(properties or {}))
+    template = template or {}
+    params = template.get('parameters') or template.get('Parameters') or {}
+    hidden = {name for name, schema in params.items()
+              if isinstance(schema, dict) and (
+                  schema.get('hidden') in (True, 'true', 'True') or
+                  str(schema.get('NoEcho', '')).lower() == 'true')}
+    resources = template.get('resources') or template.get('Resources') or {}
+    definition = resources.get(resource_name) or {}
+    props = (definition.get('properties') or definition.get('Properties')
+             or {}) if isinstance(definition, dict) else {}
+    for key, snippet in props.items():
+        if key in masked and _references(snippet, hidden):
+            masked[key] = MASK
+    return masked
+
+
+class BreakpointManager:
+    """Breakpoints of stacks, over a heatclient v1 ``Client``."""
+
+    def __init__(self, client):
+        self.client = client
+
+    # -- look-ups -----------------------------------------------------------
+
+    def get_stack(self, stack):
+        try:
+            return self.client.stacks.get(stack, resolve_outputs=False)
+        except heat_exc.HTTPNotFound:
+            raise _error(_('Stack not found: %(stack)s'), stack=stack)
+
+    def armed(self, stack_ident):
+        """Breakpoints of the stored environment, hand-set pre-hooks too."""
+        env = self.client.stacks.environment(stack_ident)
+        armed = breakpoints.from_environment(env)
+        known = {bp.name for bp in armed}
+        for path, hooks in breakpoints.native_hooks(env):
+            actions = [hook[len('pre-'):] for hook in hooks
+                       if hook in _HOOK_OF.values()]
+            name = breakpoints.SEPARATOR.join(path)
+            if actions and name not in known:
+                armed.append(breakpoints.parse_name(name, actions))
+        return armed
+
+    def _resources(self, stack_ident, depth):
+        kwargs = {'nested_depth': depth} if depth else {}
+        try:
+            listed = self.client.resources.list(stack_ident, **kwargs)
+        except heat_exc.HTTPNotFound:
+            raise _error(_('Stack not found: %(stack)s'), stack=stack_ident)
+        return _tree(stack_ident, listed)
+
+    @staticmethod
+    def _depth(armed, nested_depth=None):
+        if nested_depth is not None:
+            return nested_depth
+        return max((len(bp.segments) - 1 for bp in armed), default=0)
+
+    def _operation_start(self, stack):
+        action = (stack.stack_status or '').split('_', 1)[0]
+        when = stack.updated_time if action != 'CREATE' else None
+        return _parse_time(when or stack.creation_time)
+
+    def _timeout_remaining(self, stack):
+        if not (stack.stack_status or '').endswith('_IN_PROGRESS'):
+            return ''
+        # Without timeout_mins Heat uses its stack_action_timeout, which no
+        # API exposes: assume the default.
+        minutes = getattr(stack, 'timeout_mins', None) or DEFAULT_TIMEOUT_MINS
+        started = self._operation_start(stack)
+        if started is None:
+            return ''
+        left = started + datetime.timedelta(minutes=int(minutes)) - \
+            timeutils.utcnow()
+        seconds = max(0, int(left.total_seconds()))
+        return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
+                                 seconds % 60)
+
+    def _stock_hold(self, stack, res, action, since):
+        """The latest event of a resource, if it is a stock hook pause."""
+        try:
+            events = self.client.events.list(
+                res.stack, resource_name=res.name, sort_dir='desc',
+                limit=1)
+        except heat_exc.HTTPNotFound:
+            return None
+        for event in events:
+            match = _NATIVE_PAUSED.match(
+                getattr(event, 'resource_status_reason', '') or '')
+            when = _parse_time(getattr(event, 'event_time', None))
+            if (match and match.group('action') == action and
+                    (since is None or when is None or when >= since)):
+                return {'hook': match.group('hook'),
+                        'held_since': event.event_time, 'form': 'hook'}
+        return None
+
+    def held(self, stack, armed, nested_depth=None, tree=None):
+        """The held resources of a stack, as rows."""
+        ident = _ident(stack)
+        if tree is None:
+            tree = self._resources(ident, self._depth(armed, nested_depth))
+        status = stack.stack_status or ''
+        action = status.split('_', 1)[0]
+        in_progress = status.endswith('_IN_PROGRESS')
+        rows = []
+        for res in tree:
+            info = reasons.parse_held(res.reason)
+            if info and res.status.endswith('_IN_PROGRESS'):
+                rows.append(self._row(stack, res, HELD, info['action'],
+                                      hook=info['hook'], form='plugin',
+                                      breakpoint=info['name'],
+                                      since=res.raw.updated_time))
+        if rows or not in_progress or action not in _HOOK_OF:
+            return rows
+        # No plugin-form hold: maybe stock Heat, whose hooks leave no trace
+        # but an event. Ask only about resources an armed breakpoint holds.
+        since = self._operation_start(stack)
+        for res in tree:
+            if res.status.endswith('_IN_PROGRESS') or not any(
+                    bp.matches(res.path, action) for bp in armed):
+                continue
+            if action == 'CREATE' and res.status != 'INIT_COMPLETE':
+                continue
+            if action == 'DELETE' and res.status.startswith('DELETE'):
+                continue
+            hold = self._stock_hold(stack, res, action, since)
+            if hold:
+                rows.append(self._row(stack, res, HELD, action,
+                                      hook=hold['hook'], form='hook',
+                                      breakpoint=res.path_name,
+                                      since=hold['held_since']))
+        return rows
+
+    def _row(self, stack, res, state, action, hook=None, form=None,
+             breakpoint=None, since=None):
+        return {
+            'resource': res.path_name, 'action': action, 'state': state,
+            'held_since': since or '',
+            'timeout_remaining': self._timeout_remaining(stack),
+            'hook': hook, 'form': form, 'breakpoint': breakpoint,
+            'stack': res.stack, 'resource_name': res.name,
+        }
+
+    # -- the commands -------------------------------------------------------
+
+    def list(self, stack, nested_depth=None):
+        """Armed and held breakpoints of a stack, as rows (dicts).
+
+        A held row names the resource; an armed row names the breakpoint
+        (possibly a pattern) and its actions.
+        """
+        st = self.get_stack(stack)
+        armed = self.armed(_ident(st))
+        rows = self.held(st, armed, nested_depth)
+        held_names = {row['resource'] for row in rows}
+        for bp in armed:
+            if bp.name in held_names:
+                continue
+            rows.append({
+                'resource': bp.name, 'action': ','.join(
+                    action.upper() for action in bp.actions),
+                'state': ARMED, 'held_since': '',
+                'timeout_remaining': self._timeout_remaining(st),
+                'hook': None, 'form': None, 'breakpoint': bp.name,
+                'stack': _ident(st), 'resource_name': bp.pattern,
+            })
+        return rows
+
+    def _find(self, stack_ident, name, armed):
+        bp = breakpoints.parse_name(name)
+        if any(c in name for c in '*?['):
+            raise _error(_('%(name)s is a pattern: give one resource path'),
+                         name=name)
+        tree = self._resources(stack_ident, len(bp.segments) - 1)
+        for res in tree:
+            if res.path == bp.segments:
+                return res, tree
+        raise _error(_('Resource %(name)s not found in stack %(stack)s'),
+                     name=name, stack=stack_ident.split('/')[0])
+
+    def show(self, stack, name):
+        """One breakpoint: state, the hit's inputs (masked), neighbours."""
+        st = self.get_stack(stack)
+        ident = _ident(st)
+        armed = self.armed(ident)
+        res, tree = self._find(ident, name, armed)
+        held = [row for row in self.held(st, armed, tree=tree)
+                if row['resource'] == res.path_name]
+        matching = [bp for bp in armed if bp.matches(res.path)]
+        if not held and not matching:
+            raise _error(_('No breakpoint on %(name)s in stack %(stack)s'),
+                         name=name, stack=st.stack_name)
+        row = held[0] if held else None
+        siblings = [other for other in tree if other.stack == res.stack]
+        result = {
+            'resource': res.path_name,
+            'stack': res.stack,
+            'breakpoint': (row and row['breakpoint']) or (
+                matching[0].name if matching else ''),
+            'actions': ','.join(action.upper() for bp in matching[:1]
+                                for action in bp.actions),
+            'state': HELD if row else ARMED,
+            'action': row['action'] if row else '',
+            'held_since': row['held_since'] if row else '',
+            'timeout_remaining': self._timeout_remaining(st),
+            'resource_status': res.status,
+            'resource_status_reason': res.reason,
+            'requires': sorted(other.name for other in siblings
+                               if res.name in (getattr(
+                                   other.raw, 'required_by', None) or [])),
+            'required_by': sorted(getattr(res.raw, 'required_by', None)
+                                  or []),
+            'inputs': None,
+            'event': '',
+        }
+        if row:
+            event = self._hit_event(res)
+            if event is not None:
+                result['event'] = event.id
+                result['inputs'] = mask_inputs(
+                    _inputs_of(getattr(event, 'resource_properties', None)),
+                    self._template(res.stack), res.name)
+        return result
+
+    def _hit_event(self, res):
+        try:
+            events = self.client.events.list(
+                res.stack, resource_name=res.name, sort_dir='desc',
+                limit=_HIT_EVENT_WINDOW)
+        except heat_exc.HTTPNotFound:
+            return None
+        # The plugin's hit event carries the inputs; stock Heat only has
+        # its "paused until Hook" event.
+        for match in (reasons.parse_held, _NATIVE_PAUSED.match):
+            for event in events:
+                if match(getattr(event, 'resource_status_reason', '') or ''):
+                    return self.client.events.get(res.stack, res.name,
+                                                  event.id)
+        return None
+
+    def _template(self, stack_ident):
+        try:
+            return self.client.stacks.template(stack_ident)
+        except heat_exc.HTTPException:
+            return {}
+
+    def release(self, stack, name=None, how=reasons.RELEASE_CONTINUE,
+                rows=None):
+        """Release held resources (all, or the one at ``name``)."""
+        if rows is None:
+            st = self.get_stack(stack)
+            rows = self.held(st, self.armed(_ident(st)))
+        if name is not None:
+            rows = [row for row in rows if row['resource'] == name]
+        if not rows:
+            if name is None:
+                raise _error(_('Nothing is held in stack %(stack)s'),
+                             stack=stack)
+            raise _error(_('Nothing is held at %(name)s in stack %(stack)s'),
+                         name=name, stack=stack)
+        for row in rows:
+            self._signal(row, how)
+        return rows
+
+    def _signal(self, row, how):
+        try:
+            self.client.resources.signal(
+                stack_id=row['stack'], resource_name=row['resource_name'],
+                data={'unset_hook': row['hook'], reasons.SIGNAL_KEY: how})
+        except heat_exc.HTTPException as exc:
+            raise _error(_('Cannot release %(name)s: %(reason)s'),
+                         name=row['resource'],
+                         reason=exceptions.one_line(exc))
+
+    def continue_(self, stack, nested_depth=None):
+        """Release every held resource, nested ones too.
+
+        With the engine plugin the rest of the operation ignores its
+        breakpoints; stock Heat still holds at them (rows say ``form``).
+        """
+        st = self.get_stack(stack)
+        armed = self.armed(_ident(st))
+        rows = self.held(st, armed, nested_depth)
+        return self.release(stack, how=reasons.RELEASE_CONTINUE, rows=rows)
+
+    def clear(self, stack, name):
+        """Release the resource held at ``name``, or disarm ``name``.
+
+        Returns ``(rows, result)`` with result ``'released'`` or
+        ``'removed'``.
+        """
+        st = self.get_stack(stack)
+        ident = _ident(st)
+        armed = self.armed(ident)
+        rows = [row for row in self.held(st, armed)
+                if row['resource'] == name]
+        if rows:
+            return self.release(stack, name, reasons.RELEASE_CLEAR,
+                                rows), 'released'
+        if name not in {bp.name for bp in armed}:
+            raise _error(_('No breakpoint %(name)s in stack %(stack)s'),
+                         name=name, stack=st.stack_name)
+        status = st.stack_status or ''
+        if status.endswith('_IN_PROGRESS'):
+            raise _error(
+                _('Breakpoint %(name)s is armed but not reached; clearing it'
+                  ' takes effect at the next operation: run this again once'
+                  ' %(status)s is over'), name=name, status=status)
+        self.update_environment(ident, remove=[name])
+        return [], 'removed'
+
+    def step(self, stack, name=None):
+        """Not supported by the server yet: a clear error."""
+        self.get_stack(stack)
+        raise _error(_('step is not supported by this Heat yet: use '
+                       '"continue" or "clear %(stack)s <resource>"'),
+                     stack=stack)
+
+    # -- environment ----------------------------------------------------------
+
+    def prepare_environment(self, env_paths, add=(), remove=(), stack=None,
+                            existing=False, template_names=None,
+                            extra_hooks=()):
+        """The environment files to send; see :mod:`.environment`."""
+        return environment.prepare(self.client, env_paths, add, remove,
+                                   stack, existing, template_names,
+                                   extra_hooks)
+
+    def update_environment(self, stack_ident, add=(), remove=()):
+        """PATCH the stored environment: the stack's template is kept."""
+        prepared = self.prepare_environment([], add, remove, stack_ident,
+                                            existing=True)
+        try:
+            tracker = []
+            files, env = (
+                template_utils.process_multiple_environments_and_files(
+                    env_paths=prepared.paths, env_list_tracker=tracker))
+            self.client.stacks.update(
+                stack_id=stack_ident, existing=True, template=None,
+                parameters={}, files=files, environment=env,
+                environment_files=tracker)
+        finally:
+            prepared.cleanup()
+
+    # -- waiting --------------------------------------------------------------
+
+    def wait(self, stack, poll=5, sleep=time.sleep):
+        """Wait until the stack is held at a breakpoint or finished.
+
+        Returns ``(stack, held_rows)``; ``held_rows`` is empty when the
+        operation finished.
+        """
+        st = self.get_stack(stack)
+        armed = self.armed(_ident(st))
+        while True:
+            if not (st.stack_status or '').endswith('_IN_PROGRESS'):
+                return st, []
+            rows = self.held(st, armed)
+            if rows:
+                return st, rows
+            sleep(poll)
+            st = self.get_stack(_ident(st))

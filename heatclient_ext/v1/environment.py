@@ -1,0 +1,341 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The environment files a create or update sends, breakpoints included.
+
+heatclient sends the ``-e`` files twice: merged into ``environment`` and
+one by one as ``environment_files``. As soon as ``environment_files`` is
+present heat-api drops ``environment`` and merges the files itself, so
+breakpoints must travel inside a file, and where they go decides whether
+they survive Heat's merge (``heat.common.environment_util``):
+
+- the first file with ``parameter_defaults`` keeps every key; later files
+  keep only the template's parameters, so the marker goes into that first
+  file;
+- a later file's ``resource_registry.resources`` replaces an earlier one's,
+  so hooks go into the last file that has one.
+
+Files that need a change, and those with a ``breakpoints`` section (which
+both heatclient and heat-api reject), are rewritten to temporary copies
+with their registry URLs made absolute; whatever has no home goes into one
+generated file appended to the list. Nothing is written when no breakpoint
+is involved.
+
+A PATCH update (``--existing``) merges the files into the stored
+environment key by key, so removing a hook means sending ``hooks: []``
+(``null`` crashes heatclient's URL resolution) and the marker is sent whole.
+"""
+
+import copy
+import logging
+import os
+import shutil
+import tempfile
+from urllib import error as url_error
+from urllib import request
+
+from heatclient.common import template_utils
+from heatclient.common import utils as heat_utils
+from heatclient import exc as heat_exc
+from oslo_serialization import jsonutils
+
+from heat_breakpoint import breakpoints
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+
+LOG = logging.getLogger(__name__)
+
+RESOURCE_REGISTRY = 'resource_registry'
+RESOURCES = 'resources'
+PARAMETER_DEFAULTS = 'parameter_defaults'
+HOOKS = 'hooks'
+GENERATED_NAME = 'breakpoints.yaml'
+PRE_HOOKS = tuple('pre-' + action for action in breakpoints.ACTIONS)
+
+
+class Prepared:
+    """The environment paths to send, and the temporary files behind them."""
+
+    def __init__(self, paths, tmpdir, breakpoints_):
+        self.paths = paths
+        self.tmpdir = tmpdir
+        #: The breakpoints the stack will have (those of a PATCH included).
+        self.breakpoints = breakpoints_
+
+    def cleanup(self):
+        if self.tmpdir:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
+
+
+def read_environment(path: str) -> dict:
+    """Load one ``-e`` file, ``breakpoints`` section allowed."""
+    url = heat_utils.normalise_file_path_to_url(path)
+    try:
+        raw = request.urlopen(url).read()
+    except (url_error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, 'reason', exc)
+        raise exceptions.BreakpointCommandError(
+            _('Cannot read environment file %(path)s: %(reason)s') %
+            {'path': path, 'reason': exceptions.one_line(reason)})
+    if isinstance(raw, bytes):
+        raw = raw.decode('utf-8', 'replace')
+    try:
+        env = breakpoints.load_environment_text(raw)
+    except ValueError as exc:  # BreakpointError is one
+        raise exceptions.BreakpointCommandError(
+            _('Malformed environment file %(path)s: %(reason)s') %
+            {'path': path, 'reason': exceptions.one_line(exc)})
+    return env
+
+
+def hooks_tree(env: dict | None) -> dict:
+    """Map each registry resource path (a tuple) to its hooks (a list)."""
+    return {path: list(hooks)
+            for path, hooks in breakpoints.native_hooks(env or {})}
+
+
+def _set_hooks(env: dict, path: tuple, hooks: list) -> None:
+    node = env.setdefault(RESOURCE_REGISTRY, {}).setdefault(RESOURCES, {})
+    for segment in path:
+        child = node.get(segment)
+        if not isinstance(child, dict):
+            child = node[segment] = {}
+        node = child
+    node[HOOKS] = list(hooks)
+
+
+def _marker(env: dict) -> list:
+    return list((env.get(PARAMETER_DEFAULTS) or {}).get(
+        breakpoints.MARKER) or [])
+
+
+def _has_resources(env: dict) -> bool:
+    return bool((env.get(RESOURCE_REGISTRY) or {}).get(RESOURCES))
+
+
+def _drop_pre_hooks(env: dict, names) -> bool:
+    """Drop the pre-* hooks at the named paths of one env; True if changed."""
+    changed = False
+    for path, hooks in hooks_tree(env).items():
+        if '/'.join(path) in names:
+            kept = [hook for hook in hooks if hook not in PRE_HOOKS]
+            if kept != hooks:
+                _set_hooks(env, path, kept)
+                changed = True
+    return changed
+
+
+def _merged(requested, removed_names):
+    """The requested breakpoints by name, later ones winning."""
+    by_name = {}
+    for bp in requested:
+        by_name[bp.name] = bp
+    for name in removed_names:
+        by_name.pop(name, None)
+    return list(by_name.values())
+
+
+def _read_files(env_paths):
+    files, from_files = [], []
+    for path in env_paths:
+        env = read_environment(path)
+        has_section = breakpoints.SECTION in env
+        section = env.pop(breakpoints.SECTION, None)
+        from_files.extend(breakpoints.parse_section(section))
+        files.append({'path': path, 'env': env, 'changed': has_section})
+    return files, from_files
+
+
+def _add_hooks(env: dict, extra_hooks) -> bool:
+    """Add hand-set hooks (``--pre-create`` ...); True if any was new."""
+    present = hooks_tree(env)
+    changed = False
+    for name, hook in extra_hooks:
+        path = tuple(name.split(breakpoints.SEPARATOR))
+        hooks = present.setdefault(path, [])
+        if hook not in hooks:
+            hooks.append(hook)
+            _set_hooks(env, path, hooks)
+            changed = True
+    return changed
+
+
+def _patched(client, stack, requested, removed, extra_hooks=()):
+    """Hooks to change and the whole marker for a PATCH update.
+
+    Returns ``(overlay, marker, final)``: ``overlay`` maps each registry
+    path whose hooks change to its new hooks (``[]`` removes them).
+    """
+    stored = _stored_environment(client, stack)
+    marked = {bp.name for bp in breakpoints.from_environment(stored)}
+    hooked = {'/'.join(path) for path, hooks in hooks_tree(stored).items()
+              if set(hooks) & set(PRE_HOOKS)}
+    wanted = {bp.name for bp in requested}
+    unknown = [name for name in removed
+               if name not in marked | hooked | wanted]
+    if unknown:
+        raise exceptions.BreakpointCommandError(
+            _('Stack %(stack)s has no breakpoint %(names)s') %
+            {'stack': stack, 'names': ', '.join(unknown)})
+    target = breakpoints.remove_from_environment(
+        stored, [name for name in removed if name in marked])
+    # Hooks set by hand (--pre-create) are breakpoints to the user too.
+    _drop_pre_hooks(target, {name for name in removed
+                             if name not in marked})
+    target = breakpoints.apply_to_environment(
+        target, _merged(requested, removed))
+    _add_hooks(target, extra_hooks)
+    old_hooks, new_hooks = hooks_tree(stored), hooks_tree(target)
+    overlay = {path: new_hooks.get(path, [])
+               for path in set(old_hooks) | set(new_hooks)
+               if old_hooks.get(path, []) != new_hooks.get(path, [])}
+    return overlay, _marker(target), breakpoints.from_environment(target)
+
+
+def prepare(client, env_paths, add=(), remove=(), stack=None,
+            existing=False, template_names=None,
+            extra_hooks=()) -> Prepared | None:
+    """Return the environment paths to send, or None to send them as given.
+
+    ``add`` and ``remove`` are the ``--breakpoint`` / ``--no-breakpoint``
+    names; ``stack`` and ``existing`` describe an update (the stored
+    environment is read only for a PATCH); ``template_names`` are the
+    top-level resource names of the template being sent, if known.
+    ``extra_hooks`` are ``(name, hook)`` pairs of heatclient's own
+    ``--pre-create`` / ``--pre-update``: heatclient puts them in the merged
+    environment, which Heat ignores once files are sent, so they travel in
+    the files too.
+    """
+    added = breakpoints.parse_names(list(add or []))
+    removed = [bp.name for bp in breakpoints.parse_names(list(remove or []))]
+    both = sorted({bp.name for bp in added} & set(removed))
+    if both:
+        raise exceptions.BreakpointCommandError(
+            _('Breakpoint %s is both added and removed') % ', '.join(both))
+    files, from_files = _read_files(list(env_paths or []))
+    if not (added or removed or any(f['changed'] for f in files)):
+        return None
+
+    requested = from_files + added
+    if template_names is not None:
+        breakpoints.check_resource_names(_merged(requested, removed),
+                                         template_names)
+    for entry in files:
+        if _drop_pre_hooks(entry['env'], set(removed)):
+            entry['changed'] = True
+
+    generated = {}
+    hook_home = next((f for f in reversed(files)
+                      if _has_resources(f['env'])), None)
+    hook_env = hook_home['env'] if hook_home else generated
+    if existing:
+        overlay, marker, final = _patched(client, stack, requested, removed,
+                                          extra_hooks)
+        for path, hooks in sorted(overlay.items()):
+            _set_hooks(hook_env, path, hooks)
+        send_marker = True
+    else:
+        final = _merged(requested, removed)
+        # Applied where the hooks will live, so the marker records the
+        # user's own hooks on the same entries and removal gives them back.
+        applied = breakpoints.apply_to_environment(hook_env, final)
+        overlay = hooks_tree(applied) != hooks_tree(hook_env)
+        marker = _marker(applied)
+        if overlay:
+            hook_env[RESOURCE_REGISTRY] = applied[RESOURCE_REGISTRY]
+        overlay = _add_hooks(hook_env, extra_hooks) or overlay
+        send_marker = bool(marker)
+    if overlay and hook_home is not None:
+        hook_home['changed'] = True
+
+    if send_marker:
+        marker_home = next((f for f in files
+                            if f['env'].get(PARAMETER_DEFAULTS)), None)
+        marker_env = marker_home['env'] if marker_home else generated
+        marker_env.setdefault(PARAMETER_DEFAULTS, {})[
+            breakpoints.MARKER] = marker
+        if marker_home is not None:
+            marker_home['changed'] = True
+
+    return Prepared(*_write_all(files, generated), final)
+
+
+def _write_all(files, generated):
+    tmpdir = tempfile.mkdtemp(prefix='heat-breakpoint-')
+    paths = []
+    try:
+        for index, entry in enumerate(files):
+            if entry['changed']:
+                paths.append(_write_copy(tmpdir, index, entry))
+            else:
+                paths.append(entry['path'])
+        if generated:
+            name = os.path.join(tmpdir, GENERATED_NAME)
+            _write(name, generated)
+            paths.append(name)
+    except BaseException:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+        raise
+    return paths, tmpdir
+
+
+def hook_pairs(names, hook) -> list:
+    """``[(name, hook)]`` for heatclient's ``--pre-<action>`` values."""
+    return [(name, hook) for name in names or []]
+
+
+def template_resource_names(path):
+    """Top-level resource names of a local template, None if unreadable."""
+    if not path:
+        return None
+    try:
+        template = template_utils.get_template_contents(
+            template_file=path, fetch_child=False)[1]
+    except Exception:  # heatclient reports a bad template itself, later
+        LOG.debug('Cannot read template %s for name checks', path)
+        return None
+    if not isinstance(template, dict):
+        return None
+    resources = template.get('resources') or template.get('Resources')
+    return list(resources or {})
+
+
+def _write(name: str, env: dict) -> None:
+    with open(name, 'w', encoding='utf-8') as out:
+        out.write(jsonutils.dumps(env, indent=2, sort_keys=True))
+        out.write('\n')
+
+
+def _write_copy(tmpdir: str, index: int, entry: dict) -> str:
+    """Write a user file's rewritten copy, its relative URLs made absolute."""
+    url = heat_utils.normalise_file_path_to_url(entry['path'])
+    env = copy.deepcopy(entry['env'])
+    try:
+        template_utils.resolve_environment_urls(
+            env.get(RESOURCE_REGISTRY), {}, heat_utils.base_url_for_url(url))
+    except (heat_exc.CommandError, url_error.URLError, OSError) as exc:
+        raise exceptions.BreakpointCommandError(
+            _('Cannot resolve the files of environment %(path)s: %(reason)s')
+            % {'path': entry['path'], 'reason': exceptions.one_line(exc)})
+    folder = os.path.join(tmpdir, str(index))
+    os.mkdir(folder)
+    name = os.path.join(folder, os.path.basename(entry['path']) or 'env.yaml')
+    _write(name, env)
+    return name
+
+
+def _stored_environment(client, stack) -> dict:
+    try:
+        return client.stacks.environment(stack)
+    except heat_exc.HTTPNotFound:
+        raise exceptions.BreakpointCommandError(
+            _('Stack not found: %s') % stack)

@@ -1,0 +1,177 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The legacy ``heat`` shell's commands, with breakpoints.
+
+``stack-create`` and ``stack-update`` are heatclient's own commands with
+the spec's options added; the ``breakpoint-*`` commands print what the
+manager returns. Every other stock command passes through unchanged.
+"""
+
+import json
+import sys
+
+from heatclient.common import utils
+from heatclient.v1 import shell as stock
+
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import environment
+
+# How often --poll looks at a stack that was created with breakpoints.
+DEFAULT_POLL = 5
+
+_BREAKPOINT_ARG = (
+    ('--breakpoint',),
+    {'metavar': '<RESOURCE>', 'action': 'append', 'dest': 'breakpoints',
+     'help': _('Hold the operation before this resource and all that '
+               'depends on it; nested resources are named '
+               'nested_stack/resource. Can be specified multiple times.')})
+_NOBREAKPOINT_ARG = (
+    ('--nobreakpoint', '--no-breakpoint'),
+    {'metavar': '<RESOURCE>', 'action': 'append', 'dest': 'no_breakpoints',
+     'help': _('Remove the breakpoint on this resource, also with '
+               '--existing. Can be specified multiple times.')})
+_STACK_ARG = (('stack',), {'metavar': '<NAME or ID>',
+                           'help': _('Name or ID of the stack.')})
+_FORMAT_ARG = (('--format',), {'metavar': '<table|json>',
+                               'choices': ('table', 'json'),
+                               'default': 'table',
+                               'help': _('Output format.')})
+
+
+def _with_breakpoints(stock_command, stack_attr, extra_args, action):
+    """Wrap a stock command: rewrite its ``-e`` files, then wait if asked."""
+    hook_option = 'pre_' + action
+
+    def command(hc, args):
+        manager = bp_v1.BreakpointManager(hc)
+        prepared = manager.prepare_environment(
+            args.environment_file, args.breakpoints or [],
+            getattr(args, 'no_breakpoints', None) or [],
+            stack=getattr(args, stack_attr),
+            existing=bool(getattr(args, 'existing', False)),
+            template_names=environment.template_resource_names(
+                args.template_file),
+            extra_hooks=environment.hook_pairs(
+                getattr(args, hook_option, None), 'pre-' + action))
+        poll = getattr(args, 'poll', None)
+        if poll:
+            args.poll = None
+        try:
+            if prepared is not None:
+                args.environment_file = prepared.paths
+                setattr(args, hook_option, None)
+            stock_command(hc, args)
+        finally:
+            if prepared is not None:
+                prepared.cleanup()
+        if poll and not getattr(args, 'dry_run', False):
+            _wait(manager, getattr(args, stack_attr), poll)
+
+    command.__doc__ = stock_command.__doc__
+    command.arguments = list(stock_command.arguments) + list(extra_args)
+    return command
+
+
+def _wait(manager, stack, poll):
+    stack, held = manager.wait(stack, poll=poll)
+    if held:
+        print(_('Stack %(name)s is held at: %(held)s') %
+              {'name': stack.stack_name, 'held': bp_v1.held_text(held)})
+        return
+    status = stack.stack_status or ''
+    if status.endswith('_FAILED'):
+        raise exceptions.BreakpointCommandError(
+            _('Stack %(name)s %(status)s: %(reason)s') %
+            {'name': stack.stack_name, 'status': status,
+             'reason': stack.stack_status_reason})
+    print(_('Stack %(name)s %(status)s') %
+          {'name': stack.stack_name, 'status': status})
+
+
+do_stack_create = _with_breakpoints(
+    stock.do_stack_create, 'name', [_BREAKPOINT_ARG], 'create')
+do_stack_update = _with_breakpoints(
+    stock.do_stack_update, 'id', [_BREAKPOINT_ARG, _NOBREAKPOINT_ARG],
+    'update')
+
+
+def _print_rows(rows, fields, fmt):
+    if fmt == 'json':
+        print(json.dumps([{f: row[f] for f in fields} for row in rows],
+                         indent=2))
+        return
+    utils.print_list(rows, list(fields),
+                     formatters={f: (lambda row, f=f: row[f])
+                                 for f in fields},
+                     sortby_index=None)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg(*_FORMAT_ARG[0], **_FORMAT_ARG[1])
+@utils.arg('--nested-depth', metavar='<DEPTH>', type=int,
+           help=_('Depth of nested stacks in which to look for held '
+                  'resources (default: the deepest breakpoint).'))
+def do_breakpoint_list(hc, args):
+    """List the armed and held breakpoints of a stack."""
+    rows = bp_v1.BreakpointManager(hc).list(args.stack, args.nested_depth)
+    _print_rows(rows, bp_v1.COLUMNS, args.format)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg(*_FORMAT_ARG[0], **_FORMAT_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>',
+           help=_('Resource path of the breakpoint.'))
+def do_breakpoint_show(hc, args):
+    """Show a breakpoint, the resource's inputs and its neighbours."""
+    shown = bp_v1.BreakpointManager(hc).show(args.stack, args.resource)
+    if args.format == 'json':
+        print(json.dumps(shown, indent=2))
+        return
+    utils.print_dict(shown, formatters={
+        'inputs': utils.json_formatter,
+        'requires': utils.newline_list_formatter,
+        'required_by': utils.newline_list_formatter})
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>', nargs='?',
+           help=_('Resource path of the held resource to step from.'))
+def do_breakpoint_step(hc, args):
+    """Release a held resource and hold again at the next ones."""
+    bp_v1.BreakpointManager(hc).step(args.stack, args.resource)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+def do_breakpoint_continue(hc, args):
+    """Release every held resource and run the operation to completion."""
+    rows = bp_v1.BreakpointManager(hc).continue_(args.stack)
+    for row in rows:
+        print(_('Released %(resource)s (%(action)s)') % row)
+    if any(row['form'] == 'hook' for row in rows):
+        print(_('Note: this Heat has no breakpoint plugin: the remaining '
+                'breakpoints of this operation still hold'), file=sys.stderr)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>',
+           help=_('Resource path of the breakpoint.'))
+def do_breakpoint_clear(hc, args):
+    """Release the resource held at a breakpoint, or remove the breakpoint."""
+    rows, result = bp_v1.BreakpointManager(hc).clear(args.stack,
+                                                     args.resource)
+    if result == 'released':
+        for row in rows:
+            print(_('Released %(resource)s (%(action)s)') % row)
+    else:
+        print(_('Removed breakpoint %s') % args.resource)

@@ -1,0 +1,150 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The local server itself: REST API, concurrency, restarts, errors."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+import pytest
+
+from tests.functional import conftest
+from tests.functional import utils
+
+TEMPLATES = os.path.join(os.path.dirname(__file__), 'templates')
+
+
+def fan_out(width):
+    """One root and ``width`` dependents: one leaf, no throttling."""
+    resources = {'root': {'type': 'OS::Heat::TestResource',
+                          'properties': {'value': 'root'}}}
+    for i in range(width):
+        resources['r%03d' % i] = {
+            'type': 'OS::Heat::TestResource',
+            'properties': {'value': {'get_attr': ['root', 'output']}}}
+    return {'heat_template_version': '2018-08-31', 'resources': resources}
+
+
+def chain(length):
+    resources = {'c0': {'type': 'OS::Heat::TestResource',
+                        'properties': {'value': 'x'}}}
+    for i in range(1, length):
+        resources['c%d' % i] = {
+            'type': 'OS::Heat::TestResource',
+            'properties': {'value': {'get_attr': ['c%d' % (i - 1),
+                                                  'output']}}}
+    return {'heat_template_version': '2018-08-31', 'resources': resources}
+
+
+def log_problems(server):
+    with open(server.log_file, errors='replace') as log:
+        text = log.read()
+    return [p for p in ('database is locked',
+                        'AST constructor recursion depth mismatch')
+            if p in text]
+
+
+def test_openstack_cli_creates_a_stack_and_shows_outputs(heat_server,
+                                                         stack_name):
+    code, out, err = conftest.run_openstack(
+        heat_server, '--os-auth-type', 'none',
+        '--os-endpoint', heat_server.endpoint,
+        'stack', 'create', '--wait', '-f', 'json',
+        '-t', os.path.join(TEMPLATES, 'random.yaml'), stack_name)
+    assert code == 0, err
+    assert json.loads(out)['stack_status'] == 'CREATE_COMPLETE'
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'output', 'show', stack_name, '--all',
+        '-f', 'json')
+    assert code == 0, err
+    outputs = {k: v['output_value'] for k, v in json.loads(out).items()}
+    assert len(outputs['password']) == 12
+    assert outputs['result'] == outputs['password'] + '-ok'
+
+
+def test_concurrent_creates_and_deletes(heat_server, heat, stack_name):
+    names = ['%s-%d' % (stack_name, i) for i in range(8)]
+    for name in names[:4]:
+        heat.stacks.create(stack_name=name, template=chain(4))
+    for name in names[:4]:
+        utils.wait_stack(heat, name, 'CREATE_COMPLETE')
+
+    # Deletes overlapping creates: the load that broke stock SQLite.
+    errors = []
+
+    def run(fn, *args, **kwargs):
+        try:
+            fn(*args, **kwargs)
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+    threads = [threading.Thread(target=run, args=(heat.stacks.delete, n))
+               for n in names[:4]]
+    threads += [threading.Thread(target=run, args=(heat.stacks.create,),
+                                 kwargs={'stack_name': n,
+                                         'template': chain(4)})
+                for n in names[4:]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for name in names[4:]:
+        utils.wait_stack(heat, name, 'CREATE_COMPLETE')
+    utils.wait_for(lambda: not {s.stack_name for s in heat.stacks.list()}
+                   & set(names[:4]), 60, what='deletes')
+    assert log_problems(heat_server) == []
+
+
+@pytest.mark.parametrize('attempt', [1, 2])
+def test_fan_out_of_200_dependents(heat_server, heat, stack_name, attempt):
+    heat.stacks.create(stack_name=stack_name, template=fan_out(200))
+    stack = utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE',
+                             timeout=300)
+    assert len(heat.resources.list(stack.id)) == 201
+    assert log_problems(heat_server) == []
+    # Not deleted here: every dependent is a leaf of the delete graph, and
+    # Heat's convergence sleeps 1 s after starting each leaf (200 s).
+
+
+def test_restart_keeps_stacks_and_stops_cleanly():
+    state = tempfile.mkdtemp(prefix='heat-breakpoint-restart-')
+    server = conftest.LocalHeatProcess(state).start(reset=True)
+    try:
+        hc = server.client()
+        hc.stacks.create(stack_name='kept', template=chain(2))
+        utils.wait_stack(hc, 'kept', 'CREATE_COMPLETE')
+        assert server.stop(signal.SIGTERM) == 0
+        assert 'heat-breakpoint-server: stopped' in server.read_output()
+        server.start()
+        hc = server.client()
+        assert hc.stacks.get('kept').stack_status == 'CREATE_COMPLETE'
+    finally:
+        server.stop()
+
+
+def test_busy_port_is_a_one_line_error(heat_server):
+    proc = subprocess.run(
+        [sys.executable, '-m', 'heat_breakpoint.server',
+         '--port', str(heat_server.port),
+         '--state-dir', tempfile.mkdtemp()],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert lines[-1] == (
+        'heat-breakpoint-server: error: port %d on 127.0.0.1 is already '
+        'in use (another server?); choose another with --port'
+        % heat_server.port)
+    assert 'Traceback' not in proc.stderr

@@ -1,0 +1,347 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The breakpoint manager on fabricated stacks, resources and events.
+
+Both forms of a hold are covered: the engine plugin's (resource
+``<ACTION>_IN_PROGRESS`` with a breakpoint reason) and stock Heat's (the
+resource keeps its state; only a "paused until Hook" event says so).
+"""
+
+import datetime
+import json
+from unittest import mock
+
+from heatclient import exc as heat_exc
+from oslo_utils import timeutils
+import pytest
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
+from heatclient_ext import exceptions
+from heatclient_ext import fakes
+from heatclient_ext.v1 import breakpoints as bp_v1
+
+MASK = bp_v1.MASK
+
+
+def env_with(*names, **actions):
+    return breakpoints.apply_to_environment(
+        {}, breakpoints.parse_names(list(names), **actions))
+
+
+@pytest.fixture
+def heat():
+    return fakes.FakeHeat()
+
+
+@pytest.fixture
+def manager(heat):
+    return bp_v1.BreakpointManager(heat)
+
+
+@pytest.fixture
+def nested_stack(heat):
+    """outer stack s: a1 -> a2 (held by the plugin), app -> nested: db."""
+    stack = heat.add_stack('s', env=env_with('a2', 'b1', 'app/db'),
+                           timeout_mins=60,
+                           creation_time='2024-01-01T00:00:00Z')
+    inner = heat.add_stack('s-app-x', parent='app')
+    heat.add_resource(stack, 'a1', 'CREATE_COMPLETE', required_by=['a2'])
+    heat.add_resource(stack, 'a2', 'CREATE_IN_PROGRESS',
+                      reasons.held('a2', 'CREATE', 'pre-create'),
+                      updated_time='2024-01-01T00:01:00Z')
+    heat.add_resource(stack, 'b1', 'INIT_COMPLETE')
+    heat.add_resource(stack, 'app', 'CREATE_IN_PROGRESS', nested=inner)
+    heat.add_resource(inner, 'db', 'CREATE_IN_PROGRESS',
+                      reasons.held('app/db', 'CREATE', 'pre-create'),
+                      updated_time='2024-01-01T00:02:00Z')
+    return stack, inner
+
+
+def by_resource(rows):
+    return {row['resource']: row for row in rows}
+
+
+# -- list --------------------------------------------------------------------
+
+def test_list_plugin_form_with_nested(manager, heat, nested_stack):
+    with mock.patch.object(timeutils, 'utcnow', return_value=datetime.
+                           datetime(2024, 1, 1, 0, 10, 0)):
+        rows = manager.list('s')
+    rows = by_resource(rows)
+    assert set(rows) == {'a2', 'app/db', 'b1'}
+    assert rows['a2']['state'] == 'held'
+    assert rows['a2']['action'] == 'CREATE'
+    assert rows['a2']['held_since'] == '2024-01-01T00:01:00Z'
+    assert rows['a2']['timeout_remaining'] == '0:50:00'
+    assert rows['app/db']['state'] == 'held'
+    assert rows['app/db']['stack'] == 's-app-x/%s' % nested_stack[1]['id']
+    assert rows['app/db']['resource_name'] == 'db'
+    assert rows['b1']['state'] == 'armed'
+    assert rows['b1']['action'] == 'CREATE,UPDATE'
+
+
+def test_list_never_scans_events_in_plugin_form(manager, heat, nested_stack):
+    stack = nested_stack[0]
+    for i in range(2000):
+        heat.add_event(stack, 'a1', 'state changed', '2024-01-01T00:00:01Z')
+    manager.list('s')
+    assert heat.event_queries == []
+
+
+def test_list_depth_follows_the_deepest_breakpoint(manager, heat,
+                                                   nested_stack):
+    rows = manager.list('s', nested_depth=0)
+    # with depth 0 the nested hold is not seen; the breakpoint is armed
+    assert by_resource(rows)['app/db']['state'] == 'armed'
+
+
+def test_list_stock_hook_form(manager, heat):
+    stack = heat.add_stack('s', env=env_with('a2', 'b1'),
+                           creation_time='2024-01-01T00:00:00Z')
+    heat.add_resource(stack, 'a1', 'CREATE_COMPLETE')
+    heat.add_resource(stack, 'a2', 'INIT_COMPLETE')
+    heat.add_resource(stack, 'b1', 'INIT_COMPLETE')
+    heat.add_resource(stack, 'c1', 'INIT_COMPLETE')
+    for i in range(50):
+        heat.add_event(stack, 'a1', 'state changed', '2024-01-01T00:00:01Z')
+    heat.add_event(stack, 'a2', 'CREATE paused until Hook pre-create is '
+                   'cleared', '2024-01-01T00:00:05Z')
+    rows = by_resource(manager.list('s'))
+    assert rows['a2']['state'] == 'held'
+    assert rows['a2']['hook'] == 'pre-create'
+    assert rows['a2']['form'] == 'hook'
+    assert rows['a2']['held_since'] == '2024-01-01T00:00:05Z'
+    assert rows['b1']['state'] == 'armed'
+    # one tiny query per armed candidate, never the stack's event list
+    assert sorted(q['resource_name'] for q in heat.event_queries) == [
+        'a2', 'b1']
+    assert all(q['limit'] == 1 for q in heat.event_queries)
+
+
+def test_stock_pause_of_an_earlier_operation_is_not_a_hold(manager, heat):
+    stack = heat.add_stack('s', status='UPDATE_IN_PROGRESS',
+                           env=env_with('a2'),
+                           updated_time='2024-02-01T00:00:00Z')
+    heat.add_resource(stack, 'a2', 'CREATE_COMPLETE')
+    heat.add_event(stack, 'a2', 'UPDATE paused until Hook pre-update is '
+                   'cleared', '2024-01-05T00:00:00Z')
+    assert by_resource(manager.list('s'))['a2']['state'] == 'armed'
+
+
+def test_hand_set_hooks_are_listed(manager, heat):
+    stack = heat.add_stack('s', env={'resource_registry': {'resources': {
+        'x': {'hooks': ['pre-create', 'post-create']},
+        'y': {'hooks': 'post-create'}}}})
+    heat.add_resource(stack, 'x')
+    rows = by_resource(manager.list('s'))
+    assert set(rows) == {'x'}
+    assert rows['x']['action'] == 'CREATE'
+
+
+def test_list_unknown_stack(manager):
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^Stack not found: nope$'):
+        manager.list('nope')
+
+
+def test_finished_stack_has_no_timeout(manager, heat):
+    heat.add_stack('s', status='CREATE_COMPLETE', env=env_with('a'),
+                   timeout_mins=5)
+    assert manager.list('s')[0]['timeout_remaining'] == ''
+
+
+# -- show --------------------------------------------------------------------
+
+SECRET_TEMPLATE = {
+    'heat_template_version': '2018-08-31',
+    'parameters': {'db_pass': {'type': 'string', 'hidden': True},
+                   'size': {'type': 'number'}},
+    'resources': {'a2': {'type': 'OS::Heat::TestResource', 'properties': {
+        'value': {'list_join': ['-', [{'get_param': 'db_pass'}, 'x']]},
+        'size': {'get_param': 'size'}}}},
+}
+
+
+def test_show_masks_inputs_and_gives_neighbours(manager, heat,
+                                                nested_stack):
+    stack = nested_stack[0]
+    heat._templates[stack['id']] = SECRET_TEMPLATE
+    heat.add_event(stack, 'a2', reasons.held('a2', 'CREATE', 'pre-create'),
+                   '2024-01-01T00:01:00Z', status='IN_PROGRESS',
+                   properties={'value': 'hunter2-x', 'size': 3,
+                               'admin_password': 'p', 'api_token': 't',
+                               'nested': {'ssh_key': 'k', 'name': 'n'},
+                               'empty_secret': ''})
+    heat.add_event(stack, 'a2', 'later noise', '2024-01-01T00:01:01Z')
+    shown = manager.show('s', 'a2')
+    assert shown['state'] == 'held'
+    assert shown['breakpoint'] == 'a2'
+    assert shown['actions'] == 'CREATE,UPDATE'
+    assert shown['inputs'] == {
+        'value': MASK, 'size': 3, 'admin_password': MASK, 'api_token': MASK,
+        'nested': {'ssh_key': MASK, 'name': 'n'}, 'empty_secret': ''}
+    assert 'hunter2' not in repr(shown)
+    assert shown['requires'] == ['a1']
+    assert shown['required_by'] == []
+    assert shown['event']
+
+
+def test_show_nested_resource(manager, heat, nested_stack):
+    inner = nested_stack[1]
+    heat.add_event(inner, 'db', 'DB reached', '2024-01-01T00:02:00Z')
+    heat.add_event(inner, 'db', 'CREATE paused until Hook pre-create is '
+                   'cleared', '2024-01-01T00:02:00Z',
+                   properties={'password': 'x'})
+    shown = manager.show('s', 'app/db')
+    assert shown['resource'] == 'app/db'
+    assert shown['inputs'] == {'password': MASK}
+
+
+def test_show_armed_has_no_inputs(manager, heat, nested_stack):
+    shown = manager.show('s', 'b1')
+    assert shown['state'] == 'armed'
+    assert shown['inputs'] is None
+
+
+@pytest.mark.parametrize('name, message', [
+    ('zz', '^Resource zz not found in stack s$'),
+    ('a1', '^No breakpoint on a1 in stack s$'),
+    ('a*', 'is a pattern'),
+])
+def test_show_errors(manager, heat, nested_stack, name, message):
+    with pytest.raises(exceptions.BreakpointCommandError, match=message):
+        manager.show('s', name)
+
+
+def test_mask_inputs_cfn_noecho():
+    template = {'Parameters': {'P': {'Type': 'String', 'NoEcho': 'true'}},
+                'Resources': {'r': {'Properties': {'v': {'Ref': 'P'}}}}}
+    assert bp_v1.mask_inputs({'v': 'plain', 'w': 1}, template, 'r') == {
+        'v': MASK, 'w': 1}
+
+
+# -- release / continue / clear / step ----------------------------------------
+
+def test_continue_releases_every_hold_nested_too(manager, heat,
+                                                 nested_stack):
+    rows = manager.continue_('s')
+    assert {row['resource'] for row in rows} == {'a2', 'app/db'}
+    assert sorted((s['stack_id'].split('/')[0], s['resource_name'],
+                   s['data']['unset_hook'], s['data'][reasons.SIGNAL_KEY])
+                  for s in heat.signals) == [
+        ('s', 'a2', 'pre-create', 'continue'),
+        ('s-app-x', 'db', 'pre-create', 'continue')]
+
+
+def test_continue_with_nothing_held(manager, heat):
+    heat.add_stack('s', status='CREATE_COMPLETE', env=env_with('a'))
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^Nothing is held in stack s$'):
+        manager.continue_('s')
+
+
+def test_clear_releases_a_held_resource(manager, heat, nested_stack):
+    rows, result = manager.clear('s', 'app/db')
+    assert result == 'released'
+    [signal] = heat.signals
+    assert signal['resource_name'] == 'db'
+    assert signal['data'] == {'unset_hook': 'pre-create',
+                              reasons.SIGNAL_KEY: 'clear'}
+
+
+def test_clear_armed_during_the_operation_says_next_operation(
+        manager, heat, nested_stack):
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='takes effect at the next operation'):
+        manager.clear('s', 'b1')
+    assert heat.signals == [] and heat.updates == []
+
+
+def test_clear_armed_on_an_idle_stack_patches_it_out(manager, heat):
+    heat.add_stack('s', status='CREATE_COMPLETE', env=env_with('a', 'b'))
+    rows, result = manager.clear('s', 'a')
+    assert result == 'removed'
+    [update] = heat.updates
+    assert update['existing'] is True
+    assert update['template'] is None
+    [name] = update['environment_files']
+    sent = json.loads(update['files'][name])
+    assert sent['resource_registry'] == {'resources': {'a': {'hooks': []}}}
+    assert [e['resource'] for e in
+            sent['parameter_defaults'][breakpoints.MARKER]] == ['b']
+
+
+def test_clear_unknown_breakpoint(manager, heat, nested_stack):
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^No breakpoint a1 in stack s$'):
+        manager.clear('s', 'a1')
+
+
+def test_release_signal_failure_is_one_line(manager, heat, nested_stack):
+    with mock.patch.object(heat.resources, 'signal', side_effect=heat_exc.
+                           HTTPBadRequest('ERROR: bad\nsecond line')):
+        with pytest.raises(exceptions.BreakpointCommandError) as err:
+            manager.release('s', 'a2', reasons.RELEASE_CLEAR)
+    assert '\n' not in str(err.value)
+    assert str(err.value).startswith('Cannot release a2:')
+
+
+def test_step_is_not_supported_yet(manager, heat, nested_stack):
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='step is not supported'):
+        manager.step('s', 'a2')
+    assert heat.signals == []
+
+
+# -- wait --------------------------------------------------------------------
+
+def test_wait_stops_at_the_hold(manager, heat):
+    stack = heat.add_stack('s', env=env_with('a2'))
+    heat.add_resource(stack, 'a2', 'INIT_COMPLETE')
+    sleeps = []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        heat._resources[stack['id']][0].update(
+            resource_status='CREATE_IN_PROGRESS',
+            resource_status_reason=reasons.held('a2', 'CREATE',
+                                                'pre-create'))
+
+    found, held = manager.wait('s', poll=2, sleep=sleep)
+    assert sleeps == [2]
+    assert [row['resource'] for row in held] == ['a2']
+
+
+def test_wait_stops_when_finished(manager, heat):
+    heat.add_stack('s', status='CREATE_COMPLETE')
+    found, held = manager.wait('s', sleep=pytest.fail)
+    assert held == [] and found.stack_status == 'CREATE_COMPLETE'
+
+
+def test_timeout_defaults_to_heats_hour(manager, heat):
+    heat.add_stack('s', env=env_with('a'),
+                   creation_time='2024-01-01T00:00:00Z')
+    with mock.patch.object(timeutils, 'utcnow', return_value=datetime.
+                           datetime(2024, 1, 1, 0, 15, 30)):
+        [row] = manager.list('s')
+    assert row['timeout_remaining'] == '0:44:30'
+
+
+def test_update_timeout_counts_from_the_update(manager, heat):
+    heat.add_stack('s', status='UPDATE_IN_PROGRESS', env=env_with('a'),
+                   creation_time='2023-01-01T00:00:00Z',
+                   updated_time='2024-01-01T00:00:00Z', timeout_mins=10)
+    with mock.patch.object(timeutils, 'utcnow', return_value=datetime.
+                           datetime(2024, 1, 1, 0, 20, 0)):
+        [row] = manager.list('s')
+    assert row['timeout_remaining'] == '0:00:00'
