@@ -232,6 +232,22 @@ def main(argv=None) -> int:
         httpd.serve_forever(poll_interval=0.2)
     finally:
         httpd.server_close()
-        heat.stop()
+        stop_engine(heat)
         print('heat-breakpoint-server: stopped', flush=True)
     return 0
+
+
+def stop_engine(heat: LocalHeat, grace: float = 20.0) -> None:
+    """Stop the engine; do not hang on threads that never return.
+
+    Heat waits for every stack thread to finish, and a native hook (with
+    the plugin disabled) waits in its thread until released. Parked
+    breakpoints hold no thread and survive the restart in the database.
+    """
+    stopper = threading.Thread(target=heat.stop, daemon=True)
+    stopper.start()
+    stopper.join(grace)
+    if stopper.is_alive():
+        print('heat-breakpoint-server: engine threads still busy after '
+              '%ds; exiting anyway' % grace, flush=True)
+        os._exit(0)

@@ -122,9 +122,21 @@ class LocalHeatProcess:
             endpoint_override='%s/v1/%s' % (self.url, project))
 
 
+def forget_osc_clients():
+    """Drop the API clients OSC caches process-wide (on the class), so a
+    run against another server does not reuse the previous endpoint."""
+    from openstackclient.common import clientmanager
+    from osc_lib import clientmanager as osc_clientmanager
+    for cls in clientmanager.ClientManager.__mro__:
+        for value in vars(cls).values():
+            if isinstance(value, osc_clientmanager.ClientCache):
+                value._handle = None
+
+
 def run_openstack(server, *argv):
     """Run the real OSC shell in-process: (exit code, stdout, stderr)."""
     from openstackclient import shell
+    forget_osc_clients()
     stdout, stderr = io.StringIO(), io.StringIO()
     saved = {k: os.environ.get(k) for k in server.env}
     os.environ.update(server.env)

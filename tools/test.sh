@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set up a fresh virtualenv (./.venv) on a machine with Python 3.11 and run
+# every test tier this machine can run: unit, functional (a real local Heat
+# started by a fixture) and Heat's own unit tests with the plugin loaded.
+# Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${VENV:-.venv}
+python3 -m venv "$venv"
+"$venv/bin/pip" install -q --upgrade pip
+"$venv/bin/pip" install -q -e '.[server]' -r test-requirements.txt
+# stevedore caches entry points; a fresh install must be seen.
+rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
+
+status=0
+"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit tests/functional "$@" || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests" >&2
+    exit 1
+fi
+[ "$status" -eq 0 ] || exit "$status"
+"$venv/bin/python" tools/heat_compat.py
