@@ -47,6 +47,7 @@ from heat.rpc import worker_client
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import operations
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
 
@@ -131,6 +132,11 @@ def find_breakpoint(rsrc, action: str):
         if bp.matches(path, action.lower()):
             return bp
     return None
+
+
+def continued(rsrc) -> bool:
+    """Whether the user ran this operation to completion (``continue``)."""
+    return operations.mode_of(rsrc.stack) == operations.CONTINUE
 
 
 def applies(rsrc, action: str) -> bool:
@@ -239,7 +245,8 @@ def park_if_required(rsrc, action: str, properties) -> None:
     if not applies(rsrc, action):
         return
     bp = find_breakpoint(rsrc, action)
-    if bp is None or rsrc.data().get(RELEASED_KEY) == traversal:
+    if (bp is None or rsrc.data().get(RELEASED_KEY) == traversal or
+            continued(rsrc)):
         return
     _show_held(rsrc, bp, action, properties, traversal=traversal,
                is_update=action != 'DELETE')
@@ -282,6 +289,8 @@ def release(rsrc, details) -> None:
             LOG.info('Breakpoint on %s already released', rsrc.name)
             return
         rsrc.data_set(RELEASED_KEY, record['traversal'])
+        if how == reasons.RELEASE_CONTINUE:
+            operations.mark(rsrc.stack)
     _add_event(rsrc, reasons.released(record['breakpoint'], how))
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,
