@@ -123,8 +123,11 @@ class LocalHeatProcess:
 
 
 def forget_osc_clients():
-    """Drop the API clients OSC caches process-wide (on the class), so a
-    run against another server does not reuse the previous endpoint."""
+    """Drop the API clients OSC caches process-wide.
+
+    OSC keeps them on the ClientManager class, so a run against another
+    server would reuse the previous endpoint.
+    """
     from openstackclient.common import clientmanager
     from osc_lib import clientmanager as osc_clientmanager
     for cls in clientmanager.ClientManager.__mro__:

@@ -11,6 +11,7 @@
 # under the License.
 """The engine plugin on the real local Heat (convergence engine)."""
 
+import json
 import os
 
 import yaml
@@ -201,3 +202,29 @@ def test_native_hooks_keep_stock_behaviour(heat_server, heat, stack_name):
         heat_server, 'stack', 'hook', 'clear', stack_name, 'B')
     assert code == 0, err
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_hits_and_releases_are_notified(heat_server, heat, stack_name):
+    create(heat, stack_name, 'chain.yaml', 'B')
+    wait_held(heat, stack_name, 'B')
+    signal_release(heat, stack_name, 'B', how='clear')
+    stack = utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+    def notifications(event_type):
+        found = []
+        with open(heat_server.log_file) as log:
+            for line in log:
+                marker = 'notification.orchestration.%s ' % event_type
+                if marker in line:
+                    body = json.loads(line[line.index('{'):])
+                    if body['payload']['stack_id'] == stack.id:
+                        found.append(body)
+        return found
+    reached = utils.wait_for(lambda: notifications('breakpoint.reached'),
+                             10, what='reached notification')
+    released = notifications('breakpoint.released')
+    assert reached[0]['event_type'] == 'orchestration.breakpoint.reached'
+    assert reached[0]['payload']['resource_path'] == 'B'
+    assert reached[0]['payload']['action'] == 'CREATE'
+    assert reached[0]['payload']['breakpoint'] == 'B'
+    assert released[0]['payload']['released_by'] == 'clear'

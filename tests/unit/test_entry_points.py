@@ -63,8 +63,8 @@ def test_openstack_stack_create_help_builds_with_our_hook():
     assert '--template' in text  # heatclient's own options survived
 
 
-def test_seam_refuses_a_heat_that_does_not_look_as_expected(monkeypatch,
-                                                           caplog):
+def test_seam_refuses_a_heat_that_does_not_look_as_expected(
+        monkeypatch, caplog):
     from heat.engine import resource
 
     def create_convergence(self, template_id, requires):  # changed API
