@@ -250,6 +250,7 @@ def park_if_required(rsrc, action: str, properties) -> None:
         return
     _show_held(rsrc, bp, action, properties, traversal=traversal,
                is_update=action != 'DELETE')
+    operations.hold_started(rsrc.stack)
     raise Parked()
 
 
@@ -289,6 +290,7 @@ def release(rsrc, details) -> None:
             LOG.info('Breakpoint on %s already released', rsrc.name)
             return
         rsrc.data_set(RELEASED_KEY, record['traversal'])
+        operations.hold_ended(rsrc.stack)
         if how == reasons.RELEASE_CONTINUE:
             operations.mark(rsrc.stack)
     _add_event(rsrc, reasons.released(record['breakpoint'], how))
@@ -313,3 +315,11 @@ def _redispatch(rsrc, record) -> None:
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
     checker.retrigger_check_resource(cnxt, rsrc.id, stack)
+
+
+def time_elapsed(stack, elapsed: float) -> float:
+    """The operation's elapsed time, less its time held at breakpoints."""
+    if (not enabled() or cfg.CONF.breakpoint.pause_counts_against_timeout
+            or not stack.convergence or not stack_breakpoints(stack)):
+        return elapsed
+    return elapsed - operations.paused_seconds(stack)

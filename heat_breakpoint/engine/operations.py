@@ -9,14 +9,17 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""What a user decided about a whole running operation, in Heat's database.
+"""What belongs to a whole running operation, in Heat's database.
 
-``continue`` releases what is held and ignores every breakpoint left in the
-same operation, nested stacks included. Nested stacks run traversals of
-their own, so the decision is keyed by the root stack and the root stack's
-traversal, which stays the same for the whole operation. It lives in a
-small table of ours beside Heat's (created on first use), so any
-heat-engine sees it.
+* ``continue``: the user released what was held and wants every breakpoint
+  left in the same operation ignored, nested stacks included;
+* the pause clock: how long the operation had something held, so that by
+  default time spent at a breakpoint does not count against the timeout.
+
+Nested stacks run traversals of their own, so rows are keyed by the root
+stack and the root stack's traversal, which stays the same for the whole
+operation. They live in small tables of ours beside Heat's (created on
+first use), so any heat-engine sees them.
 """
 
 from oslo_utils import timeutils
@@ -34,6 +37,15 @@ operations = sa.Table(
     sa.Column('traversal', sa.String(36), primary_key=True),
     sa.Column('mode', sa.String(16), nullable=False),
     sa.Column('created_at', sa.DateTime, nullable=False),
+)
+
+pauses = sa.Table(
+    'breakpoint_pause', _metadata,
+    sa.Column('root_stack_id', sa.String(36), primary_key=True),
+    sa.Column('traversal', sa.String(36), primary_key=True),
+    sa.Column('held', sa.Integer, nullable=False),
+    sa.Column('paused_seconds', sa.Float, nullable=False),
+    sa.Column('since', sa.DateTime, nullable=True),
 )
 
 _ready_engines = set()
@@ -76,3 +88,58 @@ def mode_of(stack):
         return conn.execute(sa.select(operations.c.mode).where(
             operations.c.root_stack_id == root_id,
             operations.c.traversal == traversal)).scalar()
+
+
+def _pause_row(conn, key):
+    return conn.execute(sa.select(pauses).where(
+        pauses.c.root_stack_id == key[0],
+        pauses.c.traversal == key[1])).first()
+
+
+def hold_started(stack) -> None:
+    """One more resource of the operation is held (the clock stops)."""
+    key = root_operation(stack)
+    now = timeutils.utcnow()
+    with _engine().begin() as conn:
+        row = _pause_row(conn, key)
+        if row is None:
+            conn.execute(pauses.insert().values(
+                root_stack_id=key[0], traversal=key[1], held=1,
+                paused_seconds=0.0, since=now))
+        else:
+            conn.execute(pauses.update().where(
+                pauses.c.root_stack_id == key[0],
+                pauses.c.traversal == key[1]).values(
+                    held=row.held + 1,
+                    since=row.since if row.held > 0 else now))
+
+
+def hold_ended(stack) -> None:
+    """One resource fewer is held; the clock runs again at zero."""
+    key = root_operation(stack)
+    now = timeutils.utcnow()
+    with _engine().begin() as conn:
+        row = _pause_row(conn, key)
+        if row is None or row.held <= 0:
+            return
+        values = {'held': row.held - 1}
+        if row.held == 1:
+            values['paused_seconds'] = row.paused_seconds + (
+                now - row.since).total_seconds()
+            values['since'] = None
+        conn.execute(pauses.update().where(
+            pauses.c.root_stack_id == key[0],
+            pauses.c.traversal == key[1]).values(**values))
+
+
+def paused_seconds(stack) -> float:
+    """How long the running operation has had something held."""
+    key = root_operation(stack)
+    with _engine().connect() as conn:
+        row = _pause_row(conn, key)
+    if row is None:
+        return 0.0
+    total = row.paused_seconds
+    if row.held > 0 and row.since is not None:
+        total += (timeutils.utcnow() - row.since).total_seconds()
+    return total

@@ -16,8 +16,10 @@ create, update or delete, so the plugin installs its hold here: each
 resource's ``create_convergence``, ``update_convergence`` and
 ``delete_convergence`` first asks :mod:`heat_breakpoint.engine.hold`
 whether to park. The same module answers Heat's own hook check
-(``Resource._break_if_required``) for breakpoints, and hears releases on
-Heat's resource-signal channel (``Resource._unset_hook``).
+(``Resource._break_if_required``) for breakpoints, hears releases on
+Heat's resource-signal channel (``Resource._unset_hook``, with the
+caller's context taken from ``EngineService.resource_signal``), and takes
+time held at breakpoints off the stack's clock (``Stack.time_elapsed``).
 
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
@@ -45,6 +47,9 @@ EXPECTED = {
     '_unset_hook': ('self', 'details'),
     '_signal_check_action': ('self',),
 }
+EXPECTED_STACK = {
+    'time_elapsed': ('self',),
+}
 EXPECTED_SERVICE = {
     'resource_signal': ('self', 'cnxt', 'stack_identity', 'resource_name',
                         'details', 'sync_call'),
@@ -68,8 +73,9 @@ def _check_methods(cls, expected) -> None:
                                    % (cls.__name__, name, found, params))
 
 
-def _check(resource_cls, service_cls, check_resource) -> None:
+def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
     _check_methods(resource_cls, EXPECTED)
+    _check_methods(stack_cls, EXPECTED_STACK)
     _check_methods(service_cls, EXPECTED_SERVICE)
     if not issubclass(getattr(check_resource, 'CancelOperation', type),
                       BaseException):
@@ -93,13 +99,16 @@ def install() -> bool:
         from heat.engine import check_resource
         from heat.engine import resource
         from heat.engine import service
-        _check(resource.Resource, service.EngineService, check_resource)
+        from heat.engine import stack
+        _check(resource.Resource, stack.Stack, service.EngineService,
+               check_resource)
         from heat_breakpoint.engine import hold
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
     _wrap(resource.Resource, hold)
+    _wrap_stack(stack.Stack, hold)
     _wrap_service(service.EngineService, hold)
     _installed = True
     return True
@@ -184,3 +193,14 @@ def _wrap_service(cls, hold) -> None:
             hold.request_context.reset(token)
 
     cls.resource_signal = wrapped
+
+
+def _wrap_stack(cls, hold) -> None:
+    time_elapsed = cls.time_elapsed
+
+    @functools.wraps(time_elapsed)
+    def wrapped(self):
+        # Heat's timeout checks all go through here.
+        return hold.time_elapsed(self, time_elapsed(self))
+
+    cls.time_elapsed = wrapped
