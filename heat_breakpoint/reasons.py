@@ -26,6 +26,7 @@ NATIVE_CLEARED = 'Hook %(hook)s is cleared'
 
 HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
+COMMANDED = 'Breakpoint %(name)s: %(command)s in this operation'
 
 _HELD_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
@@ -40,6 +41,11 @@ RELEASE_CONTINUE = 'continue'
 RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE)
 
+# A signal carrying this key (and no ``unset_hook``) changes the running
+# operation without releasing anything: 'set' arms a resource, 'clear'
+# disarms one not reached yet, 'to' makes it the only one to hold.
+COMMAND_KEY = 'breakpoint_command'
+
 
 def held(name: str, action: str, hook: str) -> str:
     return HELD % {'name': name, 'action': action, 'hook': hook}
@@ -53,3 +59,7 @@ def parse_held(reason: str | None) -> dict | None:
 
 def released(name: str, how: str) -> str:
     return RELEASED % {'name': name, 'how': how}
+
+
+def commanded(name: str, command: str) -> str:
+    return COMMANDED % {'name': name, 'command': command}

@@ -134,9 +134,46 @@ def find_breakpoint(rsrc, action: str):
     return None
 
 
-def continued(rsrc) -> bool:
-    """Whether the user ran this operation to completion (``continue``)."""
-    return operations.mode_of(rsrc.stack) == operations.CONTINUE
+def hold_name(rsrc, action: str):
+    """What holds ``rsrc`` before ``action`` in this operation, or None.
+
+    The environment's breakpoints, adjusted by what the user said during
+    the operation: ``continue`` (nothing more holds), ``continue --to``
+    (only its target holds), ``step`` and ``set`` (hold there too),
+    ``clear`` (not there).
+    """
+    if not enabled() or not stack_breakpoints(rsrc.stack):
+        return None
+    mode, targets = operations.plan(rsrc.stack)
+    if mode == operations.CONTINUE:
+        return None
+    name = '/'.join(resource_path(rsrc))
+    kind = targets.get(name)
+    if kind in (operations.STEP, operations.SET, operations.RUN_TO):
+        return name
+    if mode == operations.RUN_TO or kind == operations.CLEAR:
+        return None
+    bp = find_breakpoint(rsrc, action)
+    return bp.name if bp is not None else None
+
+
+def next_resources(rsrc, action: str) -> list:
+    """Where a step from ``rsrc`` holds next.
+
+    The resources that wait for it in this operation; for a delete, the
+    resources it requires.
+    """
+    prefix = resource_path(rsrc)[:-1]
+    if action == 'DELETE':
+        # A stack being deleted has an empty template: ask the database.
+        by_id = {r.id: name for name, r in
+                 resource_objects.Resource.get_all_by_stack(
+                     rsrc.context, rsrc.stack.id).items()}
+        names = [by_id[i] for i in rsrc.requires if i in by_id]
+    else:
+        deps = rsrc.stack.dependencies
+        names = [r.name for r in deps.required_by(rsrc)]
+    return ['/'.join(prefix + (name,)) for name in sorted(names)]
 
 
 def applies(rsrc, action: str) -> bool:
@@ -195,15 +232,15 @@ def _add_event(rsrc, reason, details=None):
     rsrc.stack.dispatch_event(ev)
 
 
-def _show_held(rsrc, bp, action, properties, atomic=True, **record):
+def _show_held(rsrc, name, action, properties, atomic=True, **record):
     """Make the hold visible: state, hook flag, events, notification."""
     hook = PRE_HOOKS[action]
     path = resource_path(rsrc)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
-    reason = reasons.held(bp.name, action, hook)
+    reason = reasons.held(name, action, hook)
     if not _set_state(rsrc, action, IN_PROGRESS, reason, atomic=atomic):
         raise exception.UpdateInProgress(rsrc.name)
-    record.update(breakpoint=bp.name, path='/'.join(path), action=action,
+    record.update(breakpoint=name, path='/'.join(path), action=action,
                   hook=hook, prior=prior,
                   since=rsrc.updated_time.isoformat())
     rsrc.data_set(HOLD_KEY, json.dumps(record))
@@ -212,13 +249,13 @@ def _show_held(rsrc, bp, action, properties, atomic=True, **record):
     _add_event(rsrc, reasons.NATIVE_PAUSED % {'action': action,
                                               'hook': hook})
     _add_event(rsrc, reason, {
-        'breakpoint': bp.name, 'resource': '/'.join(path),
+        'breakpoint': name, 'resource': '/'.join(path),
         'action': action, 'hook': hook,
         'properties': inputs.resolved_inputs(properties(), rsrc.stack)})
     LOG.info('Breakpoint %s reached: %s held before %s',
-             bp.name, '/'.join(path), action)
+             name, '/'.join(path), action)
     notify.send(rsrc.context, notify.REACHED,
-                notify.payload(rsrc, path, action, bp.name))
+                notify.payload(rsrc, path, action, name))
     return record
 
 
@@ -244,12 +281,12 @@ def park_if_required(rsrc, action: str, properties) -> None:
         rsrc.clear_hook(record['hook'])
     if not applies(rsrc, action):
         return
-    bp = find_breakpoint(rsrc, action)
-    if (bp is None or rsrc.data().get(RELEASED_KEY) == traversal or
-            continued(rsrc)):
+    if rsrc.data().get(RELEASED_KEY) == traversal:
         return
-    _show_held(rsrc, bp, action, properties, traversal=traversal,
-               is_update=action != 'DELETE')
+    name = hold_name(rsrc, action)
+    if name is None:
+        return
+    _show_held(rsrc, name, action, properties, traversal=traversal)
     operations.hold_started(rsrc.stack)
     raise Parked()
 
@@ -257,7 +294,7 @@ def park_if_required(rsrc, action: str, properties) -> None:
 def hold_cooperatively(rsrc, action, bp):
     """The legacy engine's hold: wait in the stack's task for a release."""
     hook = PRE_HOOKS[action]
-    record = _show_held(rsrc, bp, action, lambda: rsrc.properties,
+    record = _show_held(rsrc, bp.name, action, lambda: rsrc.properties,
                         atomic=False)
     try:
         while rsrc.has_hook(hook):
@@ -293,6 +330,10 @@ def release(rsrc, details) -> None:
         operations.hold_ended(rsrc.stack)
         if how == reasons.RELEASE_CONTINUE:
             operations.mark(rsrc.stack)
+        elif how == reasons.RELEASE_STEP:
+            operations.add_targets(
+                rsrc.stack, next_resources(rsrc, record['action']),
+                operations.STEP)
     _add_event(rsrc, reasons.released(record['breakpoint'], how))
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,
@@ -323,3 +364,25 @@ def time_elapsed(stack, elapsed: float) -> float:
             or not stack.convergence or not stack_breakpoints(stack)):
         return elapsed
     return elapsed - operations.paused_seconds(stack)
+
+
+COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO)
+
+
+def command(rsrc, kind: str) -> dict:
+    """Arm, disarm or run to ``rsrc`` in the running operation.
+
+    Nothing is released: ``set`` arms it, ``clear`` disarms it if not
+    reached yet, ``to`` makes it the only resource left to hold.
+    """
+    stack = rsrc.stack
+    if not stack.convergence or stack.status != stack.IN_PROGRESS:
+        raise exception.NotSupported(
+            feature='breakpoint %s outside a running convergence operation'
+            % kind)
+    path = '/'.join(resource_path(rsrc))
+    operations.add_targets(stack, [path], kind)
+    if kind == operations.RUN_TO:
+        operations.mark(stack, operations.RUN_TO)
+    _add_event(rsrc, reasons.commanded(path, kind))
+    return {'resource': path, 'command': kind}

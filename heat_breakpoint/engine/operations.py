@@ -12,7 +12,11 @@
 """What belongs to a whole running operation, in Heat's database.
 
 * ``continue``: the user released what was held and wants every breakpoint
-  left in the same operation ignored, nested stacks included;
+  left in the same operation ignored, nested stacks included (or, with
+  ``--to R``, all but R);
+* targets: resources to hold in this operation although no breakpoint of
+  the environment names them (``step`` arms the next resources, ``set``
+  arms one), or not to hold although one does (``clear``);
 * the pause clock: how long the operation had something held, so that by
   default time spent at a breakpoint does not count against the timeout.
 
@@ -29,6 +33,10 @@ from heat.db import api as db_api
 from heat.objects import stack as stack_objects
 
 CONTINUE = 'continue'
+RUN_TO = 'to'
+STEP = 'step'
+SET = 'set'
+CLEAR = 'clear'
 
 _metadata = sa.MetaData()
 operations = sa.Table(
@@ -37,6 +45,14 @@ operations = sa.Table(
     sa.Column('traversal', sa.String(36), primary_key=True),
     sa.Column('mode', sa.String(16), nullable=False),
     sa.Column('created_at', sa.DateTime, nullable=False),
+)
+
+targets = sa.Table(
+    'breakpoint_target', _metadata,
+    sa.Column('root_stack_id', sa.String(36), primary_key=True),
+    sa.Column('traversal', sa.String(36), primary_key=True),
+    sa.Column('path', sa.String(2600), primary_key=True),
+    sa.Column('kind', sa.String(16), nullable=False),
 )
 
 pauses = sa.Table(
@@ -69,25 +85,51 @@ def root_operation(stack) -> tuple:
     return root_id, root.current_traversal
 
 
+def _where(table, key):
+    return sa.and_(table.c.root_stack_id == key[0],
+                   table.c.traversal == key[1])
+
+
 def mark(stack, mode: str = CONTINUE) -> None:
-    root_id, traversal = root_operation(stack)
+    """Record how the user wants the running operation to go on."""
+    key = root_operation(stack)
     with _engine().begin() as conn:
         found = conn.execute(sa.select(operations.c.mode).where(
-            operations.c.root_stack_id == root_id,
-            operations.c.traversal == traversal)).first()
+            _where(operations, key))).first()
         if found is None:
             conn.execute(operations.insert().values(
-                root_stack_id=root_id, traversal=traversal, mode=mode,
+                root_stack_id=key[0], traversal=key[1], mode=mode,
                 created_at=timeutils.utcnow()))
+        elif found.mode != mode:
+            conn.execute(operations.update().where(
+                _where(operations, key)).values(mode=mode))
 
 
-def mode_of(stack):
-    """The recorded decision for the running operation, or None."""
-    root_id, traversal = root_operation(stack)
+def add_targets(stack, paths, kind: str) -> None:
+    """Hold (or, for CLEAR, do not hold) these resource paths."""
+    key = root_operation(stack)
+    with _engine().begin() as conn:
+        for path in paths:
+            where = sa.and_(_where(targets, key), targets.c.path == path)
+            if conn.execute(sa.select(targets.c.kind).where(
+                    where)).first() is None:
+                conn.execute(targets.insert().values(
+                    root_stack_id=key[0], traversal=key[1], path=path,
+                    kind=kind))
+            else:
+                conn.execute(targets.update().where(where).values(
+                    kind=kind))
+
+
+def plan(stack) -> tuple:
+    """(mode or None, {path: kind}) recorded for the running operation."""
+    key = root_operation(stack)
     with _engine().connect() as conn:
-        return conn.execute(sa.select(operations.c.mode).where(
-            operations.c.root_stack_id == root_id,
-            operations.c.traversal == traversal)).scalar()
+        mode = conn.execute(sa.select(operations.c.mode).where(
+            _where(operations, key))).scalar()
+        found = conn.execute(sa.select(targets.c.path, targets.c.kind).where(
+            _where(targets, key))).all()
+    return mode, {row.path: row.kind for row in found}
 
 
 def _pause_row(conn, key):

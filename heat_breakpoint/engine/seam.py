@@ -32,6 +32,8 @@ import inspect
 
 from oslo_log import log as logging
 
+from heat_breakpoint import reasons
+
 LOG = logging.getLogger(__name__)
 
 # What we wrap, with the parameters we rely on.
@@ -185,12 +187,30 @@ def _wrap_service(cls, hold) -> None:
     @functools.wraps(resource_signal)
     def wrapped(self, cnxt, stack_identity, resource_name, details,
                 sync_call=False):
+        if isinstance(details, dict) and reasons.COMMAND_KEY in details:
+            return _command(self, cnxt, stack_identity, resource_name,
+                            details[reasons.COMMAND_KEY])
         token = hold.request_context.set(cnxt)
         try:
             return resource_signal(self, cnxt, stack_identity,
                                    resource_name, details, sync_call)
         finally:
             hold.request_context.reset(token)
+
+    def _command(service, cnxt, stack_identity, resource_name, kind):
+        from heat.common import exception
+        from heat.engine import stack as parser
+        if kind not in hold.COMMANDS:
+            raise exception.Invalid(reason='unknown breakpoint command %r '
+                                    '(known: %s)' % (kind, ', '.join(
+                                        hold.COMMANDS)))
+        stack = parser.Stack.load(
+            cnxt, stack=service._get_stack(cnxt, stack_identity))
+        rsrc = stack.resource_get(resource_name)
+        if rsrc is None:
+            raise exception.ResourceNotFound(resource_name=resource_name,
+                                             stack_name=stack.name)
+        return hold.command(rsrc, kind)
 
     cls.resource_signal = wrapped
 

@@ -83,14 +83,22 @@ def show_breakpoint(client, args):
 
 @_user_errors
 def step_breakpoint(client, args):
-    _manager(client).step(args.stack, args.resource)
+    rows = _manager(client).step(args.stack, args.resource)
+    return RELEASE_COLUMNS, _release_rows(rows, 'stepped')
 
 
 @_user_errors
 def continue_breakpoints(client, args):
-    rows = _manager(client).continue_(args.stack, args.nested_depth)
+    rows = _manager(client).continue_(args.stack, args.nested_depth,
+                                      to=args.to)
     return RELEASE_COLUMNS, _release_rows(rows, 'released'), any(
         row['form'] == 'hook' for row in rows)
+
+
+@_user_errors
+def set_breakpoint(client, args):
+    _manager(client).set(args.stack, args.resource)
+    return RELEASE_COLUMNS, [(args.resource, '', 'armed')]
 
 
 @_user_errors
@@ -98,7 +106,7 @@ def clear_breakpoint(client, args):
     rows, result = _manager(client).clear(args.stack, args.resource)
     if result == 'released':
         return RELEASE_COLUMNS, _release_rows(rows, 'released')
-    return RELEASE_COLUMNS, [(args.resource, '', 'removed')]
+    return RELEASE_COLUMNS, [(args.resource, '', result)]
 
 
 class ListBreakpoint(command.Lister):
@@ -138,8 +146,8 @@ class ShowBreakpoint(command.ShowOne):
                                parsed_args)
 
 
-class StepBreakpoint(command.Command):
-    """Release a held resource and hold again at the next ones."""
+class StepBreakpoint(command.Lister):
+    """Release held resources and hold again at the next ones."""
 
     log = logging.getLogger(__name__ + '.StepBreakpoint')
 
@@ -151,7 +159,25 @@ class StepBreakpoint(command.Command):
 
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
-        step_breakpoint(self.app.client_manager.orchestration, parsed_args)
+        return step_breakpoint(self.app.client_manager.orchestration,
+                               parsed_args)
+
+
+class SetBreakpoint(command.Lister):
+    """Arm a breakpoint in the operation that is running now."""
+
+    log = logging.getLogger(__name__ + '.SetBreakpoint')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _add_stack(parser)
+        _add_resource(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        return set_breakpoint(self.app.client_manager.orchestration,
+                              parsed_args)
 
 
 class ContinueBreakpoint(command.Lister):
@@ -166,6 +192,10 @@ class ContinueBreakpoint(command.Lister):
             '--nested-depth', metavar='<nested-depth>', type=int,
             help=_('Depth of nested stacks in which to release held '
                    'resources (default: the deepest breakpoint)'))
+        parser.add_argument(
+            '--to', metavar='<resource>',
+            help=_('Run to this resource: release everything, hold only '
+                   'there'))
         return parser
 
     def take_action(self, parsed_args):

@@ -445,22 +445,56 @@ class BreakpointManager:
                          name=row['resource'],
                          reason=exceptions.one_line(exc))
 
-    def continue_(self, stack, nested_depth=None):
+    def continue_(self, stack, nested_depth=None, to=None):
         """Release every held resource, nested ones too.
 
         With the engine plugin the rest of the operation ignores its
-        breakpoints; stock Heat still holds at them (rows say ``form``).
+        breakpoints (all but ``to``, when given); stock Heat still holds
+        at them (rows say ``form``).
         """
         st = self.get_stack(stack)
         armed = self.armed(_ident(st))
         rows = self.held(st, armed, nested_depth)
-        return self.release(stack, how=reasons.RELEASE_CONTINUE, rows=rows)
+        if to is None:
+            return self.release(stack, how=reasons.RELEASE_CONTINUE,
+                                rows=rows)
+        self._require_plugin(rows, 'continue --to')
+        self.command(st, to, 'to')
+        rows = [row for row in rows if row['resource'] != to]
+        for row in rows:
+            self._signal(row, reasons.RELEASE_CLEAR)
+        return rows
+
+    def command(self, stack, name, kind):
+        """Change the running operation at ``name``: set, clear or to."""
+        st = stack if hasattr(stack, 'stack_status') else \
+            self.get_stack(stack)
+        res, _tree = self._find(_ident(st), name, None)
+        try:
+            self.client.resources.signal(
+                stack_id=res.stack, resource_name=res.name,
+                data={reasons.COMMAND_KEY: kind})
+        except heat_exc.HTTPException as exc:
+            raise _error(_('Cannot %(kind)s %(name)s: %(reason)s'),
+                         kind=kind, name=name,
+                         reason=exceptions.one_line(exc))
+
+    def set(self, stack, name):
+        """Arm a breakpoint at ``name`` in the running operation."""
+        st = self.get_stack(stack)
+        if not (st.stack_status or '').endswith('_IN_PROGRESS'):
+            raise _error(_('Stack %(stack)s has no operation in progress: '
+                           'use "openstack stack update --existing '
+                           '--breakpoint %(name)s" for the next one'),
+                         stack=st.stack_name, name=name)
+        self.command(st, name, 'set')
 
     def clear(self, stack, name):
         """Release the resource held at ``name``, or disarm ``name``.
 
-        Returns ``(rows, result)`` with result ``'released'`` or
-        ``'removed'``.
+        Returns ``(rows, result)`` with result ``'released'``,
+        ``'disarmed'`` (for the rest of the running operation) or
+        ``'removed'`` (from the stored environment).
         """
         st = self.get_stack(stack)
         ident = _ident(st)
@@ -473,21 +507,29 @@ class BreakpointManager:
         if name not in {bp.name for bp in armed}:
             raise _error(_('No breakpoint %(name)s in stack %(stack)s'),
                          name=name, stack=st.stack_name)
-        status = st.stack_status or ''
-        if status.endswith('_IN_PROGRESS'):
-            raise _error(
-                _('Breakpoint %(name)s is armed but not reached; clearing it'
-                  ' takes effect at the next operation: run this again once'
-                  ' %(status)s is over'), name=name, status=status)
+        if (st.stack_status or '').endswith('_IN_PROGRESS'):
+            self.command(st, name, 'clear')
+            return [], 'disarmed'
         self.update_environment(ident, remove=[name])
         return [], 'removed'
 
     def step(self, stack, name=None):
-        """Not supported by the server yet: a clear error."""
-        self.get_stack(stack)
-        raise _error(_('step is not supported by this Heat yet: use '
-                       '"continue" or "clear %(stack)s <resource>"'),
-                     stack=stack)
+        """Release held resources and hold at the next ones.
+
+        The next ones are the resources that wait for them in the same
+        operation (for a delete, the resources they require).
+        """
+        st = self.get_stack(stack)
+        rows = self.held(st, self.armed(_ident(st)))
+        self._require_plugin(rows, 'step')
+        return self.release(stack, name, reasons.RELEASE_STEP, rows)
+
+    @staticmethod
+    def _require_plugin(rows, what):
+        if any(row['form'] == 'hook' for row in rows):
+            raise _error(_('%(what)s needs the heat-breakpoint engine plugin'
+                           '; this Heat holds at native hooks only: use '
+                           '"continue" or "clear"'), what=what)
 
     # -- environment ----------------------------------------------------------
 

@@ -148,14 +148,28 @@ def do_breakpoint_show(hc, args):
 @utils.arg('resource', metavar='<RESOURCE>', nargs='?',
            help=_('Resource path of the held resource to step from.'))
 def do_breakpoint_step(hc, args):
-    """Release a held resource and hold again at the next ones."""
-    bp_v1.BreakpointManager(hc).step(args.stack, args.resource)
+    """Release held resources and hold again at the next ones."""
+    rows = bp_v1.BreakpointManager(hc).step(args.stack, args.resource)
+    for row in rows:
+        print(_('Stepped from %(resource)s (%(action)s)') % row)
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>',
+           help=_('Resource path where to arm a breakpoint.'))
+def do_breakpoint_set(hc, args):
+    """Arm a breakpoint in the operation that is running now."""
+    bp_v1.BreakpointManager(hc).set(args.stack, args.resource)
+    print(_('Armed %s') % args.resource)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('--to', metavar='<RESOURCE>',
+           help=_('Run to this resource: release everything, hold only '
+                  'there.'))
 def do_breakpoint_continue(hc, args):
     """Release every held resource and run the operation to completion."""
-    rows = bp_v1.BreakpointManager(hc).continue_(args.stack)
+    rows = bp_v1.BreakpointManager(hc).continue_(args.stack, to=args.to)
     for row in rows:
         print(_('Released %(resource)s (%(action)s)') % row)
     if any(row['form'] == 'hook' for row in rows):
@@ -173,5 +187,8 @@ def do_breakpoint_clear(hc, args):
     if result == 'released':
         for row in rows:
             print(_('Released %(resource)s (%(action)s)') % row)
+    elif result == 'disarmed':
+        print(_('Disarmed breakpoint %s for this operation')
+              % args.resource)
     else:
         print(_('Removed breakpoint %s') % args.resource)

@@ -32,7 +32,7 @@ from heatclient_ext import shell
 COMMANDS = {
     'list': osc_bp.ListBreakpoint, 'show': osc_bp.ShowBreakpoint,
     'step': osc_bp.StepBreakpoint, 'continue': osc_bp.ContinueBreakpoint,
-    'clear': osc_bp.ClearBreakpoint,
+    'clear': osc_bp.ClearBreakpoint, 'set': osc_bp.SetBreakpoint,
 }
 
 
@@ -122,10 +122,9 @@ def test_continue_on_stock_heat_says_what_still_holds():
 @pytest.mark.parametrize('verb, argv, message', [
     ('list', ['nope'], 'Stack not found: nope'),
     ('show', ['s', 'zz'], 'Resource zz not found in stack s'),
-    ('step', ['s'], 'step is not supported by this Heat yet'),
-    ('step', ['s', 'a2'], 'step is not supported by this Heat yet'),
+    ('step', ['s', 'zz'], 'Nothing is held at zz in stack s'),
     ('clear', ['s', 'zz'], 'No breakpoint zz in stack s'),
-    ('clear', ['s', 'b1'], 'takes effect at the next operation'),
+    ('set', ['s', 'zz'], 'Resource zz not found in stack s'),
     ('show', ['s', 'a//b'], 'empty path segment'),
 ])
 def test_errors_are_command_errors(heat, verb, argv, message):
@@ -174,7 +173,7 @@ def test_legacy_show_and_clear(legacy, heat, capsys):
 
 @pytest.mark.parametrize('argv, message', [
     (['breakpoint-list', 'nope'], 'Stack not found: nope'),
-    (['breakpoint-step', 's'], 'step is not supported by this Heat yet'),
+    (['breakpoint-step', 's', 'zz'], 'Nothing is held at zz in stack s'),
     (['stack-update', 's', '--existing', '--nobreakpoint', 'zz'],
      'Stack s has no breakpoint zz'),
 ])

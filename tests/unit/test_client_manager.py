@@ -259,12 +259,42 @@ def test_clear_releases_a_held_resource(manager, heat, nested_stack):
                               reasons.SIGNAL_KEY: 'clear'}
 
 
-def test_clear_armed_during_the_operation_says_next_operation(
+def test_clear_armed_during_the_operation_disarms_it_there(
         manager, heat, nested_stack):
+    rows, result = manager.clear('s', 'b1')
+    assert (rows, result) == ([], 'disarmed')
+    assert heat.updates == []
+    [signal] = heat.signals
+    assert signal['resource_name'] == 'b1'
+    assert signal['data'] == {reasons.COMMAND_KEY: 'clear'}
+
+
+def test_set_arms_a_resource_in_the_running_operation(manager, heat,
+                                                      nested_stack):
+    manager.set('s', 'app/db')
+    [signal] = heat.signals
+    assert signal['resource_name'] == 'db'
+    assert signal['stack_id'].startswith('s-app-x')
+    assert signal['data'] == {reasons.COMMAND_KEY: 'set'}
+
+
+def test_set_on_an_idle_stack_is_refused(manager, heat):
+    heat.add_stack('s', status='CREATE_COMPLETE', env=env_with('a'))
     with pytest.raises(exceptions.BreakpointCommandError,
-                       match='takes effect at the next operation'):
-        manager.clear('s', 'b1')
-    assert heat.signals == [] and heat.updates == []
+                       match='no operation in progress'):
+        manager.set('s', 'a')
+    assert heat.signals == []
+
+
+def test_continue_to_runs_to_one_resource(manager, heat, nested_stack):
+    released = manager.continue_('s', to='b1')
+    assert {row['resource'] for row in released} == {'a2', 'app/db'}
+    commands = [s for s in heat.signals if reasons.COMMAND_KEY in s['data']]
+    assert [(c['resource_name'], c['data'][reasons.COMMAND_KEY])
+            for c in commands] == [('b1', 'to')]
+    releases = [s['data'][reasons.SIGNAL_KEY] for s in heat.signals
+                if reasons.SIGNAL_KEY in s['data']]
+    assert releases == ['clear', 'clear']
 
 
 def test_clear_armed_on_an_idle_stack_patches_it_out(manager, heat):
@@ -296,11 +326,31 @@ def test_release_signal_failure_is_one_line(manager, heat, nested_stack):
     assert str(err.value).startswith('Cannot release a2:')
 
 
-def test_step_is_not_supported_yet(manager, heat, nested_stack):
+def test_step_releases_with_step(manager, heat, nested_stack):
+    rows = manager.step('s', 'a2')
+    assert [row['resource'] for row in rows] == ['a2']
+    [signal] = heat.signals
+    assert signal['data'] == {'unset_hook': 'pre-create',
+                              reasons.SIGNAL_KEY: 'step'}
+
+
+def test_step_without_resource_steps_everything_held(manager, heat,
+                                                     nested_stack):
+    rows = manager.step('s')
+    assert {row['resource'] for row in rows} == {'a2', 'app/db'}
+    assert len(heat.signals) == 2
+
+
+def test_step_on_stock_heat_says_it_needs_the_plugin(manager):
+    fake = fakes.FakeHeat()
+    stack = fake.add_stack('s', env=env_with('a'))
+    fake.add_resource(stack, 'a')
+    fake.add_event(stack, 'a', 'CREATE paused until Hook pre-create is '
+                   'cleared', '2024-01-01T00:00:10Z')
     with pytest.raises(exceptions.BreakpointCommandError,
-                       match='step is not supported'):
-        manager.step('s', 'a2')
-    assert heat.signals == []
+                       match='needs the heat-breakpoint engine plugin'):
+        bp_v1.BreakpointManager(fake).step("s")
+    assert fake.signals == []
 
 
 # -- wait --------------------------------------------------------------------
