@@ -147,9 +147,13 @@ def hold_name(rsrc, action: str):
     mode, targets = operations.plan(rsrc.stack)
     if mode == operations.CONTINUE:
         return None
-    name = '/'.join(resource_path(rsrc))
+    path = resource_path(rsrc)
+    name = '/'.join(path)
     kind = targets.get(name)
     if kind in (operations.STEP, operations.SET, operations.RUN_TO):
+        return name
+    if (targets.get('/'.join(path[:-1])) == operations.STEP_INTO and
+            not rsrc.t.required_resource_names()):
         return name
     if mode == operations.RUN_TO or kind == operations.CLEAR:
         return None
@@ -157,23 +161,45 @@ def hold_name(rsrc, action: str):
     return bp.name if bp is not None else None
 
 
-def next_resources(rsrc, action: str) -> list:
-    """Where a step from ``rsrc`` holds next.
+def _is_nested_stack(rsrc) -> bool:
+    from heat.engine.resources import stack_resource
+    return isinstance(rsrc, stack_resource.StackResource)
 
-    The resources that wait for it in this operation; for a delete, the
-    resources it requires.
+
+def next_resources(rsrc, action: str) -> list:
+    """Where a step from ``rsrc`` holds next, as ``(path, kind)`` pairs.
+
+    The resources that wait for it in this operation (for a delete, the
+    resources it requires). Stepping from a nested stack resource before
+    its create or update steps *into* it: its first resources hold next.
+    Stepping past the last resource of a nested stack goes on to the
+    parent stack's next resources.
     """
-    prefix = resource_path(rsrc)[:-1]
+    path = resource_path(rsrc)
+    if action != 'DELETE' and _is_nested_stack(rsrc):
+        return [('/'.join(path), operations.STEP_INTO)]
+    names = _waiting_on(rsrc, action)
+    stack = rsrc.stack
+    while not names and stack.owner_id:
+        path = path[:-1]
+        parent = parser.Stack.load(rsrc.context, stack_id=stack.owner_id,
+                                   force_reload=True)
+        outer = parent.resource_get(stack.parent_resource_name)
+        if outer is None:
+            break
+        names, stack = _waiting_on(outer, action), parent
+    return [('/'.join(path[:-1] + (name,)), operations.STEP)
+            for name in sorted(names)]
+
+
+def _waiting_on(rsrc, action: str) -> list:
     if action == 'DELETE':
         # A stack being deleted has an empty template: ask the database.
         by_id = {r.id: name for name, r in
                  resource_objects.Resource.get_all_by_stack(
                      rsrc.context, rsrc.stack.id).items()}
-        names = [by_id[i] for i in rsrc.requires if i in by_id]
-    else:
-        deps = rsrc.stack.dependencies
-        names = [r.name for r in deps.required_by(rsrc)]
-    return ['/'.join(prefix + (name,)) for name in sorted(names)]
+        return [by_id[i] for i in rsrc.requires if i in by_id]
+    return [r.name for r in rsrc.stack.dependencies.required_by(rsrc)]
 
 
 def applies(rsrc, action: str) -> bool:
@@ -331,9 +357,8 @@ def release(rsrc, details) -> None:
         if how == reasons.RELEASE_CONTINUE:
             operations.mark(rsrc.stack)
         elif how == reasons.RELEASE_STEP:
-            operations.add_targets(
-                rsrc.stack, next_resources(rsrc, record['action']),
-                operations.STEP)
+            for path, kind in next_resources(rsrc, record['action']):
+                operations.add_targets(rsrc.stack, [path], kind)
     _add_event(rsrc, reasons.released(record['breakpoint'], how))
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,

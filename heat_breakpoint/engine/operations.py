@@ -35,6 +35,7 @@ from heat.objects import stack as stack_objects
 CONTINUE = 'continue'
 RUN_TO = 'to'
 STEP = 'step'
+STEP_INTO = 'into'  # the first resources of the nested stack at this path
 SET = 'set'
 CLEAR = 'clear'
 

@@ -50,6 +50,8 @@ _HIT_EVENT_WINDOW = 20
 
 # Heat's default stack_action_timeout (3600 s), for stacks without one.
 DEFAULT_TIMEOUT_MINS = 60
+# Heat's default max_nested_stack_depth.
+HELD_SEARCH_DEPTH = 5
 
 COLUMNS = ('resource', 'action', 'state', 'held_since', 'timeout_remaining')
 
@@ -225,9 +227,12 @@ class BreakpointManager:
 
     @staticmethod
     def _depth(armed, nested_depth=None):
+        # A step can hold deeper than any breakpoint names (stepping into
+        # a nested stack): look as deep as Heat nests by default.
         if nested_depth is not None:
             return nested_depth
-        return max((len(bp.segments) - 1 for bp in armed), default=0)
+        deepest = max((len(bp.segments) - 1 for bp in armed), default=0)
+        return max(deepest, HELD_SEARCH_DEPTH)
 
     def _operation_start(self, stack):
         action = (stack.stack_status or '').split('_', 1)[0]

@@ -18,9 +18,9 @@ filter in the server's paste pipeline turns it into native hooks.
 sending anything; our extension's hooks handle that side.)
 """
 
+from heatclient import exc as heat_exc
 import pytest
 import requests
-from heatclient import exc as heat_exc
 
 from heat_breakpoint import breakpoints
 from tests.functional import test_engine

@@ -123,3 +123,54 @@ def test_continue_to_set_and_clear(heat_server, heat, stack_name):
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     test_engine.assert_created_once(heat, stack_name, 'ABCD')
+
+
+def held_paths(heat, stack):
+    found = set()
+    for r in heat.resources.list(stack, nested_depth=3):
+        held = reasons.parse_held(r.resource_status_reason)
+        if held:
+            found.add(held['name'])
+    return found
+
+
+def test_step_into_and_out_of_nested_stacks(heat_server, heat, stack_name):
+    test_engine.create(heat, stack_name, 'nested_step_root.yaml', 'first',
+                       files=test_engine.template_files('level1.yaml',
+                                                        'level2.yaml'))
+    expected = ['first', 'outer', 'outer/inner', 'outer/inner/leaf',
+                'outer/inner/after', 'last']
+    utils.wait_for(lambda: held_paths(heat, stack_name) == {expected[0]},
+                   60, what='first held')
+    for now, after in zip(expected, expected[1:]):
+        osc(heat_server, 'step', stack_name, now)
+        utils.wait_for(
+            lambda: held_paths(heat, stack_name) == {after}, 60,
+            what='%s held after stepping from %s' % (after, now))
+    osc(heat_server, 'step', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_two_clients_stepping_at_once_make_one_step(heat_server, heat,
+                                                    stack_name):
+    import threading
+    test_engine.create(heat, stack_name, 'chain.yaml', 'B')
+    wait_held_set(heat, stack_name, ['B'])
+    results = []
+
+    def step():
+        results.append(conftest.run_openstack(
+            heat_server, 'stack', 'breakpoint', 'step', stack_name, 'B'))
+    threads = [threading.Thread(target=step) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wait_held_set(heat, stack_name, ['C'])
+    steps = [e for e in heat.events.list(stack_name)
+             if e.resource_status_reason == reasons.released('B', 'step')]
+    assert len(steps) == 1
+    assert sum(code == 0 for code, _o, _e in results) >= 1
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    test_engine.assert_created_once(heat, stack_name, 'ABCD')
