@@ -39,6 +39,7 @@ RELEASE_CLEAR = 'clear'
 RELEASE_STEP = 'step'
 RELEASE_CONTINUE = 'continue'
 RELEASE_HOOK_CLEAR = 'hook clear'
+RELEASE_TIMEOUT = 'stack timed out'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running

@@ -30,6 +30,7 @@ the hold waits in that task, as Heat's own hooks do.
 import contextvars
 import functools
 import json
+import threading
 
 from oslo_config import cfg
 from oslo_context import context as oslo_context
@@ -314,6 +315,8 @@ def park_if_required(rsrc, action: str, properties) -> None:
         return
     _show_held(rsrc, name, action, properties, traversal=traversal)
     operations.hold_started(rsrc.stack)
+    if cfg.CONF.breakpoint.pause_counts_against_timeout:
+        _expire_at_deadline(rsrc)
     raise Parked()
 
 
@@ -411,3 +414,62 @@ def command(rsrc, kind: str) -> dict:
         operations.mark(stack, operations.RUN_TO)
     _add_event(rsrc, reasons.commanded(path, kind))
     return {'resource': path, 'command': kind}
+
+
+def add_event(rsrc, action, status, reason, stock_add_event) -> None:
+    """Heat's resource event, with hidden parameter values masked.
+
+    Stock Heat shows an event's resource properties resolved, hidden
+    parameters included. On a stack being debugged with breakpoints the
+    events are what users read, so there the properties are masked.
+    """
+    props = rsrc._stored_properties_data
+    if props and enabled() and stack_breakpoints(rsrc.stack):
+        masked = inputs.mask(props, inputs.hidden_values(rsrc.stack))
+        if masked != props:
+            rpd_id = rpd_objects.ResourcePropertiesData.create(
+                rsrc.context, masked).id
+            physical_id = rsrc.resource_id or rsrc.physical_resource_name()
+            ev = heat_event.Event(rsrc.context, rsrc.stack, action, status,
+                                  reason, physical_id, rpd_id, masked,
+                                  rsrc.name, rsrc.type())
+            ev.store()
+            rsrc.stack.dispatch_event(ev)
+            return
+    stock_add_event(rsrc, action, status, reason)
+
+
+def _expire_at_deadline(rsrc) -> None:
+    """Fail the stack at its deadline, as stock Heat does, if still held.
+
+    Only when held time counts against the timeout. Nothing runs for a
+    parked hold, so a timer in this engine checks at the deadline.
+    """
+    remaining = rsrc.stack.time_remaining()
+    timer = threading.Timer(max(remaining, 0) + 1, _expire,
+                            args=(rsrc.stack.id, rsrc.id))
+    timer.daemon = True
+    timer.start()
+
+
+def _expire(stack_id, resource_id) -> None:
+    from heat.common import context as heat_context
+    from heat.engine import resource as heat_resource
+    cnxt = heat_context.get_admin_context()
+    try:
+        stack = parser.Stack.load(cnxt, stack_id=stack_id,
+                                  force_reload=True)
+        if not stack.has_timed_out():
+            return
+        rsrc = heat_resource.Resource.load(
+            cnxt, resource_id, stack.current_traversal, True, {})[0]
+        record = _record(rsrc)
+        if record is None or not _forget(rsrc, record):
+            return
+        rsrc.clear_hook(record['hook'])
+        operations.hold_ended(stack)
+        _add_event(rsrc, reasons.released(record['breakpoint'],
+                                          reasons.RELEASE_TIMEOUT))
+        stack.mark_failed('Timed out')
+    except Exception:
+        LOG.exception('Could not time out held stack %s', stack_id)

@@ -20,6 +20,9 @@ whether to park. The same module answers Heat's own hook check
 Heat's resource-signal channel (``Resource._unset_hook``, with the
 caller's context taken from ``EngineService.resource_signal``), and takes
 time held at breakpoints off the stack's clock (``Stack.time_elapsed``).
+On stacks with breakpoints it masks hidden parameter values in resource
+events (``Resource._add_event``), since those events are what users read
+while debugging.
 
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
@@ -48,6 +51,7 @@ EXPECTED = {
     '_break_if_required': ('self', 'action', 'hook'),
     '_unset_hook': ('self', 'details'),
     '_signal_check_action': ('self',),
+    '_add_event': ('self', 'action', 'status', 'reason'),
 }
 EXPECTED_STACK = {
     'time_elapsed': ('self',),
@@ -123,6 +127,7 @@ def _wrap(cls, hold) -> None:
     break_if_required = cls._break_if_required
     unset_hook = cls._unset_hook
     signal_check_action = cls._signal_check_action
+    add_event = cls._add_event
 
     @functools.wraps(create)
     def create_convergence(self, template_id, requires, engine_id,
@@ -173,12 +178,17 @@ def _wrap(cls, hold) -> None:
             return
         return signal_check_action(self)
 
+    @functools.wraps(add_event)
+    def _add_event(self, action, status, reason):
+        hold.add_event(self, action, status, reason, add_event)
+
     cls.create_convergence = create_convergence
     cls.update_convergence = update_convergence
     cls.delete_convergence = delete_convergence
     cls._break_if_required = _break_if_required
     cls._unset_hook = _unset_hook
     cls._signal_check_action = _signal_check_action
+    cls._add_event = _add_event
 
 
 def _wrap_service(cls, hold) -> None:

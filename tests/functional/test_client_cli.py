@@ -132,7 +132,7 @@ def test_create_held_list_show_continue(heat_server, heat, stack_name):
     assert shown['state'] == 'held'
     assert shown['requires'] == ['a1']
     assert shown['required_by'] == ['a3']
-    assert shown['inputs']['value'] == '******'
+    assert shown['inputs']['salt'] == '******'
     assert 'hunter2' not in json.dumps(shown)
 
     code, out, err = osc(heat_server, 'stack', 'breakpoint', 'continue',
@@ -254,7 +254,9 @@ def test_errors_on_a_stack(heat_server, heat, stack_name, tmp_path):
              'Nothing is held in stack %s' % stack_name),
             (('clear', stack_name, 'b1'),
              'No breakpoint b1 in stack %s' % stack_name),
-            (('step', stack_name), 'step is not supported')]:
+            (('step', stack_name),
+             'Nothing is held in stack %s' % stack_name),
+            (('set', stack_name, 'a1'), 'has no operation in progress')]:
         code, out, err = osc(heat_server, 'stack', 'breakpoint', *argv)
         assert code == 1, argv
         assert message in last_error_line(err), err

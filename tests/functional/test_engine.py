@@ -93,7 +93,7 @@ def test_create_holds_breakpoint_and_its_dependents_only(heat_server, heat,
     props = details.resource_properties
     assert props['breakpoint'] == 'a2'
     assert props['action'] == 'CREATE'
-    assert props['properties']['value'] == 'a1-******'
+    assert props['properties']['salt'] == 'a1-******'
 
     # The stock command releases a breakpoint.
     code, out, err = conftest.run_openstack(
@@ -105,11 +105,16 @@ def test_create_holds_breakpoint_and_its_dependents_only(heat_server, heat,
     released = [e.resource_status_reason
                 for e in heat.events.list(stack_name, resource_name='a2')]
     assert reasons.released('a2', reasons.RELEASE_HOOK_CLEAR) in released
-    # Nothing the breakpoint wrote shows the hidden parameter.
-    for event in heat.events.list(stack_name, resource_name='a2'):
-        if 'Breakpoint' in event.resource_status_reason:
-            shown = heat.events.get(stack_name, 'a2', event.id)
-            assert SECRET not in str(shown.to_dict())
+    # The hidden parameter's value appears in no event and no answer.
+    for event in heat.events.list(stack_name):
+        if event.resource_name == stack_name:
+            continue
+        shown = heat.events.get(stack_name, event.resource_name, event.id)
+        assert SECRET not in str(shown.to_dict())
+    for rsrc in heat.resources.list(stack_name):
+        shown = heat.resources.get(stack_name, rsrc.resource_name)
+        assert SECRET not in str(shown.to_dict())
+    assert SECRET not in str(heat.stacks.get(stack_name).to_dict())
 
 
 def test_release_with_our_signal_creates_each_resource_once(
