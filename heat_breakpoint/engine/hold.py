@@ -461,8 +461,9 @@ def _expire(stack_id, resource_id) -> None:
                                   force_reload=True)
         if not stack.has_timed_out():
             return
-        rsrc = heat_resource.Resource.load(
-            cnxt, resource_id, stack.current_traversal, True, {})[0]
+        # The resource refers to its stack weakly: keep the stack alive.
+        rsrc, _defn, rsrc_stack = heat_resource.Resource.load(
+            cnxt, resource_id, stack.current_traversal, True, {})
         record = _record(rsrc)
         if record is None or not _forget(rsrc, record):
             return
