@@ -121,14 +121,14 @@ def resource_path(rsrc) -> tuple:
     return tuple(reversed(names))
 
 
-def find_breakpoint(rsrc, action: str):
+def find_breakpoint(rsrc, action: str, path=None):
     """The breakpoint that holds ``rsrc`` before ``action``, or None."""
     if not enabled():
         return None
     found = stack_breakpoints(rsrc.stack)
     if not found:
         return None
-    path = resource_path(rsrc)
+    path = path or resource_path(rsrc)
     for bp in found:
         if bp.matches(path, action.lower()):
             return bp
@@ -158,7 +158,7 @@ def hold_name(rsrc, action: str):
         return name
     if mode == operations.RUN_TO or kind == operations.CLEAR:
         return None
-    bp = find_breakpoint(rsrc, action)
+    bp = find_breakpoint(rsrc, action, path)
     return bp.name if bp is not None else None
 
 
