@@ -31,11 +31,13 @@ import contextvars
 import functools
 import json
 import threading
+import time
 
 from oslo_config import cfg
 from oslo_context import context as oslo_context
 from oslo_log import log as logging
 from oslo_utils import timeutils
+import sqlalchemy as sa
 
 from heat.common import exception
 from heat.engine import check_resource
@@ -315,8 +317,6 @@ def park_if_required(rsrc, action: str, properties) -> None:
         return
     _show_held(rsrc, name, action, properties, traversal=traversal)
     operations.hold_started(rsrc.stack)
-    if cfg.CONF.breakpoint.pause_counts_against_timeout:
-        _expire_at_deadline(rsrc)
     raise Parked()
 
 
@@ -439,17 +439,44 @@ def add_event(rsrc, action, status, reason, stock_add_event) -> None:
     stock_add_event(rsrc, action, status, reason)
 
 
-def _expire_at_deadline(rsrc) -> None:
-    """Fail the stack at its deadline, as stock Heat does, if still held.
+DEADLINE_SCAN_SECONDS = 2.0
+
+
+def watch_deadlines() -> None:
+    """In a heat-engine, fail held stacks whose timeout has run out.
 
     Only when held time counts against the timeout. Nothing runs for a
-    parked hold, so a timer in this engine checks at the deadline.
+    parked hold, so every engine looks, now and then, for holds in the
+    database whose stack has timed out; which engine parked them does not
+    matter, and one that died leaves nothing behind.
     """
-    remaining = rsrc.stack.time_remaining()
-    timer = threading.Timer(max(remaining, 0) + 1, _expire,
-                            args=(rsrc.stack.id, rsrc.id))
-    timer.daemon = True
-    timer.start()
+    if not (enabled() and cfg.CONF.breakpoint.pause_counts_against_timeout):
+        return
+    watcher = threading.Thread(target=_watch, name='breakpoint-deadlines',
+                               daemon=True)
+    watcher.start()
+
+
+def _watch() -> None:
+    while True:
+        time.sleep(DEADLINE_SCAN_SECONDS)
+        try:
+            for stack_id, resource_id in _parked():
+                _expire(stack_id, resource_id)
+        except Exception:
+            LOG.exception('Could not look for held stacks past their '
+                          'deadline')
+
+
+def _parked() -> list:
+    from heat.db import api as db_api
+    from heat.db import models
+    query = sa.select(models.Resource.stack_id, models.Resource.id).join(
+        models.ResourceData,
+        models.ResourceData.resource_id == models.Resource.id).where(
+            models.ResourceData.key == HOLD_KEY)
+    with db_api.get_engine().connect() as conn:
+        return [tuple(row) for row in conn.execute(query)]
 
 
 def _expire(stack_id, resource_id) -> None:
@@ -465,7 +492,8 @@ def _expire(stack_id, resource_id) -> None:
         rsrc, _defn, rsrc_stack = heat_resource.Resource.load(
             cnxt, resource_id, stack.current_traversal, True, {})
         record = _record(rsrc)
-        if record is None or not _forget(rsrc, record):
+        if (record is None or 'traversal' not in record or
+                not _forget(rsrc, record)):
             return
         rsrc.clear_hook(record['hook'])
         operations.hold_ended(stack)

@@ -26,6 +26,10 @@ operation. They live in small tables of ours beside Heat's (created on
 first use), so any heat-engine sees them.
 """
 
+import functools
+import hashlib
+
+from oslo_db import exception as db_exception
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
@@ -48,11 +52,14 @@ operations = sa.Table(
     sa.Column('created_at', sa.DateTime, nullable=False),
 )
 
+# Keyed by a digest of the path: a path may be long, and a utf8mb4 MySQL
+# key may not (3072 bytes).
 targets = sa.Table(
-    'breakpoint_target', _metadata,
+    'breakpoint_hold_target', _metadata,
     sa.Column('root_stack_id', sa.String(36), primary_key=True),
     sa.Column('traversal', sa.String(36), primary_key=True),
-    sa.Column('path', sa.String(2600), primary_key=True),
+    sa.Column('path_digest', sa.String(64), primary_key=True),
+    sa.Column('path', sa.Text, nullable=False),
     sa.Column('kind', sa.String(16), nullable=False),
 )
 
@@ -66,14 +73,41 @@ pauses = sa.Table(
 )
 
 _ready_engines = set()
+_RACE_RETRIES = 10
 
 
 def _engine():
     engine = db_api.get_engine()
     if id(engine) not in _ready_engines:
-        _metadata.create_all(engine, checkfirst=True)
+        try:
+            _metadata.create_all(engine, checkfirst=True)
+        except sa.exc.OperationalError:
+            # Another engine created them between our check and create.
+            _metadata.create_all(engine, checkfirst=True)
         _ready_engines.add(id(engine))
     return engine
+
+
+def _retry_races(func):
+    """Run a read-then-write transaction again when another engine won.
+
+    Rows are read ``FOR UPDATE``; what is left is two engines inserting
+    the same new row at once, or a deadlock: the loser starts over.
+    """
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        for attempt in range(_RACE_RETRIES):
+            try:
+                return func(*args, **kwargs)
+            except (db_exception.DBDuplicateEntry, db_exception.DBDeadlock,
+                    sa.exc.IntegrityError):
+                if attempt == _RACE_RETRIES - 1:
+                    raise
+    return wrapper
+
+
+def _digest(path: str) -> str:
+    return hashlib.sha256(path.encode('utf-8')).hexdigest()
 
 
 def root_operation(stack) -> tuple:
@@ -91,12 +125,13 @@ def _where(table, key):
                    table.c.traversal == key[1])
 
 
+@_retry_races
 def mark(stack, mode: str = CONTINUE) -> None:
     """Record how the user wants the running operation to go on."""
     key = root_operation(stack)
     with _engine().begin() as conn:
         found = conn.execute(sa.select(operations.c.mode).where(
-            _where(operations, key))).first()
+            _where(operations, key)).with_for_update()).first()
         if found is None:
             conn.execute(operations.insert().values(
                 root_stack_id=key[0], traversal=key[1], mode=mode,
@@ -106,17 +141,19 @@ def mark(stack, mode: str = CONTINUE) -> None:
                 _where(operations, key)).values(mode=mode))
 
 
+@_retry_races
 def add_targets(stack, paths, kind: str) -> None:
     """Hold (or, for CLEAR, do not hold) these resource paths."""
     key = root_operation(stack)
     with _engine().begin() as conn:
         for path in paths:
-            where = sa.and_(_where(targets, key), targets.c.path == path)
+            where = sa.and_(_where(targets, key),
+                            targets.c.path_digest == _digest(path))
             if conn.execute(sa.select(targets.c.kind).where(
-                    where)).first() is None:
+                    where).with_for_update()).first() is None:
                 conn.execute(targets.insert().values(
-                    root_stack_id=key[0], traversal=key[1], path=path,
-                    kind=kind))
+                    root_stack_id=key[0], traversal=key[1],
+                    path_digest=_digest(path), path=path, kind=kind))
             else:
                 conn.execute(targets.update().where(where).values(
                     kind=kind))
@@ -133,18 +170,18 @@ def plan(stack) -> tuple:
     return mode, {row.path: row.kind for row in found}
 
 
-def _pause_row(conn, key):
-    return conn.execute(sa.select(pauses).where(
-        pauses.c.root_stack_id == key[0],
-        pauses.c.traversal == key[1])).first()
+def _pause_row(conn, key, lock=False):
+    query = sa.select(pauses).where(_where(pauses, key))
+    return conn.execute(query.with_for_update() if lock else query).first()
 
 
+@_retry_races
 def hold_started(stack) -> None:
     """One more resource of the operation is held (the clock stops)."""
     key = root_operation(stack)
     now = timeutils.utcnow()
     with _engine().begin() as conn:
-        row = _pause_row(conn, key)
+        row = _pause_row(conn, key, lock=True)
         if row is None:
             conn.execute(pauses.insert().values(
                 root_stack_id=key[0], traversal=key[1], held=1,
@@ -157,12 +194,13 @@ def hold_started(stack) -> None:
                     since=row.since if row.held > 0 else now))
 
 
+@_retry_races
 def hold_ended(stack) -> None:
     """One resource fewer is held; the clock runs again at zero."""
     key = root_operation(stack)
     now = timeutils.utcnow()
     with _engine().begin() as conn:
-        row = _pause_row(conn, key)
+        row = _pause_row(conn, key, lock=True)
         if row is None or row.held <= 0:
             return
         values = {'held': row.held - 1}

@@ -57,6 +57,7 @@ EXPECTED_STACK = {
     'time_elapsed': ('self',),
 }
 EXPECTED_SERVICE = {
+    'start': ('self',),
     'resource_signal': ('self', 'cnxt', 'stack_identity', 'resource_name',
                         'details', 'sync_call'),
 }
@@ -193,6 +194,13 @@ def _wrap(cls, hold) -> None:
 
 def _wrap_service(cls, hold) -> None:
     resource_signal = cls.resource_signal
+    start = cls.start
+
+    @functools.wraps(start)
+    def started(self):
+        result = start(self)
+        hold.watch_deadlines()
+        return result
 
     @functools.wraps(resource_signal)
     def wrapped(self, cnxt, stack_identity, resource_name, details,
@@ -223,6 +231,7 @@ def _wrap_service(cls, hold) -> None:
         return hold.command(rsrc, kind)
 
     cls.resource_signal = wrapped
+    cls.start = started
 
 
 def _wrap_stack(cls, hold) -> None:
