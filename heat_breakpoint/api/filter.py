@@ -254,8 +254,12 @@ def rewrite_body(raw: bytes) -> typing.Optional[bytes]:
     """
     try:
         body = json.loads(raw)
-    except (ValueError, RecursionError):
+    except ValueError:
         return None  # Heat answers malformed JSON itself
+    except RecursionError:
+        # Heat would fail on it with a 500; the user can fix it.
+        raise breakpoints.BreakpointError(
+            'request body: JSON nested too deeply to read')
     if not isinstance(body, dict):
         return None
     rewrite = _Rewrite(body)

@@ -217,6 +217,17 @@ def _wrap_service(cls, hold) -> None:
 
     def _command(service, cnxt, stack_identity, resource_name, kind):
         from heat.common import exception
+        import oslo_messaging
+        try:
+            return _run_command(service, cnxt, stack_identity,
+                                resource_name, kind)
+        except exception.HeatException:
+            # As Heat's own request_context does: an expected error goes
+            # back to the caller without a traceback in the engine log.
+            raise oslo_messaging.rpc.dispatcher.ExpectedException()
+
+    def _run_command(service, cnxt, stack_identity, resource_name, kind):
+        from heat.common import exception
         from heat.engine import stack as parser
         if kind not in hold.COMMANDS:
             raise exception.Invalid(reason='unknown breakpoint command %r '

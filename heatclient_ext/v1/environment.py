@@ -149,6 +149,15 @@ def _read_files(env_paths):
     for path in env_paths:
         env = read_environment(path)
         has_section = breakpoints.SECTION in env
+        try:
+            # The same checks (and words) as the API filter: the section,
+            # an existing marker, and room in the registry for the hooks.
+            breakpoints.rewrite_environment(env)
+            breakpoints.from_environment(env)
+        except breakpoints.BreakpointError as exc:
+            raise exceptions.BreakpointCommandError(
+                _('Malformed environment file %(path)s: %(reason)s') %
+                {'path': path, 'reason': exceptions.one_line(exc)})
         section = env.pop(breakpoints.SECTION, None)
         from_files.extend(breakpoints.parse_section(section))
         files.append({'path': path, 'env': env, 'changed': has_section})
@@ -226,6 +235,8 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
         return None
 
     requested = from_files + added
+    if template_names is None and existing and stack is not None:
+        template_names = _stored_resource_names(client, stack)
     if template_names is not None:
         breakpoints.check_resource_names(_merged(requested, removed),
                                          template_names)
@@ -339,3 +350,14 @@ def _stored_environment(client, stack) -> dict:
     except heat_exc.HTTPNotFound:
         raise exceptions.BreakpointCommandError(
             _('Stack not found: %s') % stack)
+
+
+def _stored_resource_names(client, stack):
+    """Top-level resource names of the stack's stored template, if any."""
+    try:
+        template = client.stacks.template(stack)
+    except Exception:  # checked again by Heat; not worth failing here
+        return None
+    resources = (template or {}).get('resources') or (
+        template or {}).get('Resources')
+    return sorted(resources) if isinstance(resources, dict) else None

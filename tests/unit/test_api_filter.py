@@ -415,10 +415,13 @@ class TestOddBodies(object):
         if response.status_int == 400:
             fault_message(response)
 
-    def test_deeply_nested_json_passes_through(self):
+    def test_json_too_deep_to_parse_is_a_400(self):
+        # Heat would answer it with a 500 (RecursionError).
         raw = (b'{"breakpoints": ' + b'[' * 100000 + b']' * 100000 + b'}')
         response, downstream = send(None, raw=raw)
-        assert downstream.calls[-1]['body'] == raw
+        assert response.status_int == 400
+        assert 'nested too deeply' in response.json['error']['message']
+        assert not downstream.calls
 
     @hypothesis.settings(max_examples=200, deadline=None)
     @hypothesis.given(_JSON | _BODY)
