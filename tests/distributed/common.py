@@ -16,10 +16,7 @@ engine's log line for a hold names the resource, not the stack: that is
 how a test tells which heat-engine parked it.
 """
 
-import contextlib
-import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -28,6 +25,7 @@ import uuid
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from tests.functional import conftest
 
 BIN = os.path.dirname(sys.executable)
 
@@ -188,45 +186,9 @@ def engine_of(cluster, needle, timeout=30):
 
 # -- the CLIs -----------------------------------------------------------------
 
-def _forget_osc_clients():
-    """OSC caches its API clients process-wide: drop them."""
-    from openstackclient.common import clientmanager
-    from osc_lib import clientmanager as osc_clientmanager
-    for cls in clientmanager.ClientManager.__mro__:
-        for value in vars(cls).values():
-            if isinstance(value, osc_clientmanager.ClientCache):
-                value._handle = None
-
-
 def openstack(cluster, *argv):
     """The real OSC shell, in this process: (exit code, stdout, stderr)."""
-    from openstackclient import shell
-    _forget_osc_clients()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    saved = {k: os.environ.get(k) for k in cluster.env}
-    os.environ.update(cluster.env)
-    # OSC sets the root logger to DEBUG and adds handlers: undo that, or
-    # every later request is logged (and captured) in full.
-    root = logging.getLogger()
-    root_level, root_handlers = root.level, list(root.handlers)
-    try:
-        with contextlib.redirect_stdout(stdout), \
-                contextlib.redirect_stderr(stderr):
-            try:
-                code = shell.main(list(argv))
-            except SystemExit as exc:
-                code = exc.code
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        root.setLevel(root_level)
-        for handler in list(root.handlers):
-            if handler not in root_handlers:
-                root.removeHandler(handler)
-    return code, stdout.getvalue(), stderr.getvalue()
+    return conftest.run_openstack(cluster, *argv)
 
 
 def osc_ok(cluster, *argv):

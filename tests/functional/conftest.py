@@ -18,6 +18,7 @@ would, and stops it at the end of the session.
 
 import contextlib
 import io
+import logging
 import os
 import socket
 import subprocess
@@ -137,12 +138,19 @@ def forget_osc_clients():
 
 
 def run_openstack(server, *argv):
-    """Run the real OSC shell in-process: (exit code, stdout, stderr)."""
+    """Run the real OSC shell in-process: (exit code, stdout, stderr).
+
+    ``server`` is anything with the ``OS_*`` settings in ``.env``.
+    """
     from openstackclient import shell
     forget_osc_clients()
     stdout, stderr = io.StringIO(), io.StringIO()
     saved = {k: os.environ.get(k) for k in server.env}
     os.environ.update(server.env)
+    # OSC sets the root logger to DEBUG and adds handlers: undo that, or
+    # every later request is logged (and captured) in full.
+    root = logging.getLogger()
+    root_level, root_handlers = root.level, list(root.handlers)
     try:
         with contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr):
@@ -156,6 +164,10 @@ def run_openstack(server, *argv):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        root.setLevel(root_level)
+        for handler in list(root.handlers):
+            if handler not in root_handlers:
+                root.removeHandler(handler)
     return code, stdout.getvalue(), stderr.getvalue()
 
 
