@@ -29,6 +29,7 @@ import threading
 
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
+from heat_breakpoint.server import prompt_delivery
 
 DEFAULT_PORT = 8004
 HOST = '127.0.0.1'
@@ -106,6 +107,7 @@ class LocalHeat:
         from oslo_service import backend
         backend.init_backend(backend.BackendType.THREADING)
         ast_guard.install()
+        prompt_delivery.install()
         self._configure()
         self._prepare_database()
         self._start_engine()
