@@ -648,6 +648,28 @@ def native_hooks(env: object) -> list[tuple[tuple[str, ...],
     return found
 
 
+def armed(env: object) -> list[Breakpoint]:
+    """What holds in a stack with this environment, as breakpoints.
+
+    The marker's breakpoints, then pre-* hooks set by hand in the registry
+    (stock Heat hooks), each once, in the marker's order then the
+    registry's. Tolerant: a hand-set hook Heat would refuse is skipped.
+    """
+    found = from_environment(env)
+    known = {breakpoint.name for breakpoint in found}
+    for segments, hooks in native_hooks(env):
+        actions = [hook[len('pre-'):] for hook in hooks
+                   if hook in {'pre-' + action for action in ACTIONS}]
+        name = SEPARATOR.join(segments)
+        if actions and name not in known:
+            try:
+                found.append(parse_name(name, actions))
+            except BreakpointError:
+                continue
+            known.add(name)
+    return found
+
+
 def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
                          resource_names: typing.Iterable[str]) -> None:
     """Refuse breakpoints whose first segment names no template resource.

@@ -50,6 +50,11 @@ class FakeHeat:
         self.stacks = _Stacks(self)
         self.resources = _Resources(self)
         self.events = _Events(self)
+        self.http_client = _Http(self)
+        # ``GET .../breakpoints``: None answers 404 (a Heat without the
+        # view); a callable ``(path) -> body`` serves it.
+        self.breakpoints_view = None
+        self.http_gets = []
 
     # -- building the fake cloud -------------------------------------------
 
@@ -116,6 +121,27 @@ class FakeHeat:
 
     def set_environment(self, ident, env):
         self._envs[self.find(ident)['id']] = copy.deepcopy(env)
+
+
+class _Response:
+    def __init__(self, body):
+        self._body = body
+
+    def json(self):
+        return copy.deepcopy(self._body)
+
+
+class _Http:
+    """``Client.http_client``: raw GETs (the breakpoints view)."""
+
+    def __init__(self, fake):
+        self.fake = fake
+
+    def get(self, path):
+        self.fake.http_gets.append(path)
+        if self.fake.breakpoints_view is None:
+            raise exc.HTTPNotFound('The resource could not be found.')
+        return _Response(self.fake.breakpoints_view(path))
 
 
 class _Stacks:

@@ -15,9 +15,11 @@ Heat's API refuses environment sections it does not know, so a stack request
 whose environment (or environment file) holds breakpoints is rewritten into
 native hooks plus the breakpoint marker (see ``heat_breakpoint.breakpoints``)
 before Heat parses it, and breakpoints naming no resource of the template are
-answered with an HTTP 400 in Heat's fault format. Every other request passes
-through untouched; a stack request whose raw body does not even contain the
-word ``breakpoints`` is not parsed at all.
+answered with an HTTP 400 in Heat's fault format. It also serves the
+read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
+:mod:`heat_breakpoint.api.view`). Every other request passes through
+untouched; a stack request whose raw body does not even contain the word
+``breakpoints`` is not parsed at all.
 
 Wire it right before ``apiv1app`` in heat-api's pipeline; see
 ``etc/api-paste-breakpoint.ini``.
@@ -33,6 +35,7 @@ from oslo_log import log as logging
 import webob
 import webob.exc
 
+from heat_breakpoint.api import view
 from heat_breakpoint import breakpoints
 
 LOG = logging.getLogger(__name__)
@@ -280,10 +283,16 @@ class BreakpointFilter(object):
         self.app = app
         self.max_body_size = (_heat_body_limit() if max_body_size is None
                               else max_body_size)
+        self.view = view.BreakpointsView()
 
     def __call__(self, environ, start_response):
         route = _ROUTES.get(environ.get('REQUEST_METHOD'))
         if route is None or not route.match(environ.get('PATH_INFO', '')):
+            parts = view.match(environ)
+            if parts is not None:
+                answer = self.view(environ, start_response, parts)
+                if answer is not None:
+                    return answer
             return self.app(environ, start_response)
         raw = self._read_body(environ)
         if raw is None or _NEEDLE not in raw:

@@ -20,6 +20,8 @@ whether to park. The same module answers Heat's own hook check
 Heat's resource-signal channel (``Resource._unset_hook``, with the
 caller's context taken from ``EngineService.resource_signal``), and takes
 time held at breakpoints off the stack's clock (``Stack.time_elapsed``).
+It also adds one engine RPC method, ``breakpoint_list``, which answers the
+API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
 events (``Resource._add_event``), since those events are what users read
 while debugging.
@@ -60,7 +62,11 @@ EXPECTED_SERVICE = {
     'start': ('self',),
     'resource_signal': ('self', 'cnxt', 'stack_identity', 'resource_name',
                         'details', 'sync_call'),
+    '_get_stack': ('self', 'cnxt', 'stack_identity', 'show_deleted'),
 }
+# The engine RPC method we add (served to the API filter's breakpoints
+# route); Heat must not have one of that name.
+LIST_METHOD = 'breakpoint_list'
 
 _installed = False
 
@@ -84,6 +90,9 @@ def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
     _check_methods(resource_cls, EXPECTED)
     _check_methods(stack_cls, EXPECTED_STACK)
     _check_methods(service_cls, EXPECTED_SERVICE)
+    if hasattr(service_cls, LIST_METHOD):
+        raise IncompatibleHeat('EngineService.%s exists already'
+                               % LIST_METHOD)
     if not issubclass(getattr(check_resource, 'CancelOperation', type),
                       BaseException):
         raise IncompatibleHeat('check_resource.CancelOperation is missing')
@@ -241,8 +250,21 @@ def _wrap_service(cls, hold) -> None:
                                              stack_name=stack.name)
         return hold.command(rsrc, kind)
 
+    def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
+                        nested_depth=None):
+        from heat.common import exception
+        import oslo_messaging
+
+        from heat_breakpoint.engine import listing
+        try:
+            return listing.breakpoint_list(self, cnxt, stack_identity,
+                                           stack_name, nested_depth)
+        except exception.HeatException:
+            raise oslo_messaging.rpc.dispatcher.ExpectedException()
+
     cls.resource_signal = wrapped
     cls.start = started
+    setattr(cls, LIST_METHOD, breakpoint_list)
 
 
 def _wrap_stack(cls, hold) -> None:

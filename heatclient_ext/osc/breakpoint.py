@@ -203,7 +203,7 @@ class ContinueBreakpoint(command.Lister):
         columns, rows, stock = continue_breakpoints(
             self.app.client_manager.orchestration, parsed_args)
         if stock:
-            self.app.stderr.write(STOCK_NOTE + '\n')
+            self.app.stderr.write('%s\n' % STOCK_NOTE)
         return columns, rows
 
 

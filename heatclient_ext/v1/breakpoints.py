@@ -11,18 +11,24 @@
 # under the License.
 """The breakpoint API both CLIs call: one manager over a heatclient Client.
 
-Listing is cheap on purpose: armed breakpoints come from the stored
+Listing is cheap on purpose. A Heat with heat-breakpoint answers
+``GET /stacks/{stack}/breakpoints`` (what is held and armed, at any depth)
+in one request; that is what list, step, continue, clear and wait read.
+Against a Heat without that view (stock Heat, or an older plugin) the
+manager works it out itself: armed breakpoints from the stored
 environment's marker, held ones from the resource list (the engine plugin
 puts a held resource in ``<ACTION>_IN_PROGRESS`` with a reason naming the
-breakpoint). Events are read only where nothing else tells: a stock Heat
-hook hold (the resource keeps its old state; only an event says it is
-paused), asked resource by resource with ``limit=1``, and the inputs of
-one breakpoint hit in ``show``.
+breakpoint) and, for a stock Heat hook hold (the resource keeps its old
+state; only an event says it is paused), the latest event of each resource
+a breakpoint names. ``show`` reads the resource list and the hit event's
+inputs either way.
 """
 
+import collections
 import datetime
 import re
 import time
+import urllib.parse
 
 from heatclient.common import template_utils
 from heatclient import exc as heat_exc
@@ -60,6 +66,11 @@ def held_text(rows):
     """``'a (CREATE), outer/b (CREATE)'``: what a wait stopped at."""
     return ', '.join('%s (%s)' % (row['resource'], row['action'])
                      for row in rows)
+
+
+# The stack as the breakpoints view describes it: enough for the commands.
+StackSummary = collections.namedtuple('StackSummary',
+                                      ('id', 'stack_name', 'stack_status'))
 
 
 def _error(message, **values):
@@ -206,16 +217,44 @@ class BreakpointManager:
 
     def armed(self, stack_ident):
         """Breakpoints of the stored environment, hand-set pre-hooks too."""
-        env = self.client.stacks.environment(stack_ident)
-        armed = breakpoints.from_environment(env)
-        known = {bp.name for bp in armed}
-        for path, hooks in breakpoints.native_hooks(env):
-            actions = [hook[len('pre-'):] for hook in hooks
-                       if hook in _HOOK_OF.values()]
-            name = breakpoints.SEPARATOR.join(path)
-            if actions and name not in known:
-                armed.append(breakpoints.parse_name(name, actions))
-        return armed
+        return breakpoints.armed(self.client.stacks.environment(stack_ident))
+
+    def view(self, stack, nested_depth=None):
+        """``(stack, rows)`` from the server's breakpoints view, or None.
+
+        None when the server has no such view (stock Heat, or heat-api
+        without our filter): the caller then works the rows out itself.
+        """
+        path = '/stacks/%s/breakpoints' % urllib.parse.quote(stack, safe='/')
+        if nested_depth is not None:
+            path += '?nested_depth=%d' % nested_depth
+        try:
+            body = self.client.http_client.get(path).json()
+        except heat_exc.HTTPNotFound:
+            # A missing stack, or no view here: the fallback tells which.
+            return None
+        except heat_exc.HTTPException as exc:
+            raise _error(_('Cannot list breakpoints of %(stack)s: '
+                           '%(reason)s'), stack=stack,
+                         reason=exceptions.one_line(exc))
+        except ValueError:
+            return None
+        if not isinstance(body, dict) or 'breakpoints' not in body:
+            return None
+        found = body.get('stack') or {}
+        return (StackSummary(found.get('id'), found.get('stack_name'),
+                             found.get('stack_status')),
+                list(body['breakpoints']))
+
+    def current(self, stack, nested_depth=None):
+        """``(stack, rows)``: held rows first, then armed ones."""
+        found = self.view(stack, nested_depth)
+        if found is not None:
+            return found
+        st = self.get_stack(stack)
+        armed = self.armed(_ident(st))
+        rows = self.held(st, armed, nested_depth)
+        return st, rows + self._armed_rows(st, armed, rows)
 
     def _resources(self, stack_ident, depth):
         kwargs = {'nested_depth': depth} if depth else {}
@@ -327,22 +366,23 @@ class BreakpointManager:
         A held row names the resource; an armed row names the breakpoint
         (possibly a pattern) and its actions.
         """
-        st = self.get_stack(stack)
-        armed = self.armed(_ident(st))
-        rows = self.held(st, armed, nested_depth)
-        held_names = {row['resource'] for row in rows}
-        for bp in armed:
-            if bp.name in held_names:
-                continue
-            rows.append({
-                'resource': bp.name, 'action': ','.join(
-                    action.upper() for action in bp.actions),
-                'state': ARMED, 'held_since': '',
-                'timeout_remaining': self._timeout_remaining(st),
-                'hook': None, 'form': None, 'breakpoint': bp.name,
-                'stack': _ident(st), 'resource_name': bp.pattern,
-            })
-        return rows
+        return self.current(stack, nested_depth)[1]
+
+    def _armed_rows(self, st, armed, held_rows):
+        held_names = {row['resource'] for row in held_rows}
+        return [{
+            'resource': bp.name, 'action': ','.join(
+                action.upper() for action in bp.actions),
+            'state': ARMED, 'held_since': '',
+            'timeout_remaining': self._timeout_remaining(st),
+            'hook': None, 'form': None, 'breakpoint': bp.name,
+            'stack': _ident(st), 'resource_name': bp.pattern,
+        } for bp in armed if bp.name not in held_names]
+
+    def held_now(self, stack, nested_depth=None):
+        """``(stack, held rows)``."""
+        st, rows = self.current(stack, nested_depth)
+        return st, [row for row in rows if row['state'] == HELD]
 
     def _find(self, stack_ident, name, armed):
         bp = breakpoints.parse_name(name)
@@ -426,8 +466,7 @@ class BreakpointManager:
                 rows=None):
         """Release held resources (all, or the one at ``name``)."""
         if rows is None:
-            st = self.get_stack(stack)
-            rows = self.held(st, self.armed(_ident(st)))
+            rows = self.held_now(stack)[1]
         if name is not None:
             rows = [row for row in rows if row['resource'] == name]
         if not rows:
@@ -457,9 +496,7 @@ class BreakpointManager:
         breakpoints (all but ``to``, when given); stock Heat still holds
         at them (rows say ``form``).
         """
-        st = self.get_stack(stack)
-        armed = self.armed(_ident(st))
-        rows = self.held(st, armed, nested_depth)
+        st, rows = self.held_now(stack, nested_depth)
         if to is None:
             return self.release(stack, how=reasons.RELEASE_CONTINUE,
                                 rows=rows)
@@ -501,15 +538,15 @@ class BreakpointManager:
         ``'disarmed'`` (for the rest of the running operation) or
         ``'removed'`` (from the stored environment).
         """
-        st = self.get_stack(stack)
+        st, found = self.current(stack)
         ident = _ident(st)
-        armed = self.armed(ident)
-        rows = [row for row in self.held(st, armed)
-                if row['resource'] == name]
+        rows = [row for row in found
+                if row['state'] == HELD and row['resource'] == name]
         if rows:
             return self.release(stack, name, reasons.RELEASE_CLEAR,
                                 rows), 'released'
-        if name not in {bp.name for bp in armed}:
+        if name not in {row['breakpoint'] for row in found
+                        if row['state'] == ARMED}:
             raise _error(_('No breakpoint %(name)s in stack %(stack)s'),
                          name=name, stack=st.stack_name)
         if (st.stack_status or '').endswith('_IN_PROGRESS'):
@@ -524,8 +561,7 @@ class BreakpointManager:
         The next ones are the resources that wait for them in the same
         operation (for a delete, the resources they require).
         """
-        st = self.get_stack(stack)
-        rows = self.held(st, self.armed(_ident(st)))
+        rows = self.held_now(stack)[1]
         self._require_plugin(rows, 'step')
         return self.release(stack, name, reasons.RELEASE_STEP, rows)
 
@@ -571,11 +607,10 @@ class BreakpointManager:
         operation finished.
         """
         st = self.get_stack(stack)
-        armed = self.armed(_ident(st))
         while True:
             if not (st.stack_status or '').endswith('_IN_PROGRESS'):
                 return st, []
-            rows = self.held(st, armed)
+            rows = self.held_now(_ident(st))[1]
             if rows:
                 return st, rows
             sleep(poll)

@@ -720,3 +720,31 @@ class TestProperties(object):
         except BreakpointError:
             return
         assert [b.name for b in result] == names
+
+
+# -- armed: what holds in a stack with an environment -------------------------
+
+def test_armed_lists_marker_then_hand_set_hooks_once():
+    env = bp.apply_to_environment(
+        {}, bp.parse_names(['web', 'app/db'], ['create']))
+    env['resource_registry']['resources'].setdefault('lb', {})['hooks'] = [
+        'pre-update', 'post-create']
+    env['resource_registry']['resources']['web']['hooks'] = [
+        'pre-create', 'pre-delete']  # hand-edited: the marker wins
+    found = bp.armed(env)
+    assert [(b.name, b.actions) for b in found] == [
+        ('web', ('create',)), ('app/db', ('create',)), ('lb', ('update',))]
+
+
+def test_armed_skips_what_it_cannot_parse():
+    env = {'resource_registry': {'resources': {
+        'x' * 300: {'hooks': 'pre-create'},
+        'ok': {'hooks': ['post-create']},
+        'fine': {'hooks': 'pre-delete'}}}}
+    assert [(b.name, b.actions) for b in bp.armed(env)] == [
+        ('fine', ('delete',))]
+
+
+def test_armed_of_nothing():
+    assert bp.armed(None) == []
+    assert bp.armed({}) == []

@@ -395,3 +395,87 @@ def test_update_timeout_counts_from_the_update(manager, heat):
                            datetime(2024, 1, 1, 0, 20, 0)):
         [row] = manager.list('s')
     assert row['timeout_remaining'] == '0:00:00'
+
+
+# -- the server's breakpoints view -------------------------------------------
+
+def view_rows(inner_ident, outer_ident):
+    return [
+        {'resource': 'app/db', 'state': 'held', 'action': 'CREATE',
+         'held_since': '2024-01-01T00:02:00Z',
+         'timeout_remaining': '0:50:00', 'hook': 'pre-create',
+         'form': 'plugin', 'breakpoint': 'app/db', 'stack': inner_ident,
+         'resource_name': 'db'},
+        {'resource': 'web*', 'state': 'armed', 'action': 'CREATE,UPDATE',
+         'held_since': '', 'timeout_remaining': '0:50:00', 'hook': None,
+         'form': None, 'breakpoint': 'web*', 'stack': outer_ident,
+         'resource_name': 'web*'},
+    ]
+
+
+@pytest.fixture
+def served(heat):
+    """A Heat whose API answers the breakpoints view (for stack ``s``)."""
+    outer = heat.add_stack('s')
+    inner = heat.add_stack('s-app-x', parent='app')
+    heat.add_resource(inner, 'db', 'CREATE_IN_PROGRESS')
+    heat.view_rows = view_rows('s-app-x/' + inner['id'], 's/' + outer['id'])
+
+    def view(path):
+        return {'stack': {'id': outer['id'], 'stack_name': 's',
+                          'stack_status': 'CREATE_IN_PROGRESS'},
+                'breakpoints': heat.view_rows}
+    heat.breakpoints_view = view
+    return heat
+
+
+def test_list_reads_the_view_in_one_request(manager, served):
+    rows = manager.list('s', nested_depth=2)
+    assert rows == served.view_rows
+    assert served.http_gets == ['/stacks/s/breakpoints?nested_depth=2']
+    # nothing else was asked: no stack, resources, environment or events
+    assert served.event_queries == []
+
+
+def test_view_path_quotes_the_stack_name(manager, served):
+    manager.list('my stack?')
+    assert served.http_gets == ['/stacks/my%20stack%3F/breakpoints']
+
+
+def test_list_falls_back_without_the_view(manager, heat, nested_stack):
+    rows = by_resource(manager.list('s'))
+    assert heat.http_gets == ['/stacks/s/breakpoints']
+    assert rows['a2']['state'] == 'held' and rows['b1']['state'] == 'armed'
+
+
+def test_missing_stack_is_named_after_the_view_404(manager, heat):
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^Stack not found: nope$'):
+        manager.list('nope')
+    assert heat.http_gets == ['/stacks/nope/breakpoints']
+
+
+def test_view_server_error_is_one_clear_line(manager, heat):
+    def broken(path):
+        raise heat_exc.HTTPInternalServerError('engine exploded')
+    heat.breakpoints_view = broken
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^Cannot list breakpoints of s: .*exploded'):
+        manager.list('s')
+
+
+def test_step_and_continue_release_what_the_view_lists(manager, served):
+    manager.step('s')
+    manager.continue_('s')
+    inner = served.view_rows[0]['stack']
+    assert [(s['stack_id'], s['resource_name'], s['data'][reasons.SIGNAL_KEY])
+            for s in served.signals] == [(inner, 'db', 'step'),
+                                         (inner, 'db', 'continue')]
+
+
+def test_clear_of_an_armed_pattern_found_in_the_view(manager, served):
+    with mock.patch.object(manager, 'command') as command:
+        rows, result = manager.clear('s', 'web*')
+    assert (rows, result) == ([], 'disarmed')
+    stack, name, kind = command.call_args[0]
+    assert (stack.stack_name, name, kind) == ('s', 'web*', 'clear')

@@ -1,0 +1,128 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""``GET /v1/{project}/stacks/{stack}[/{id}]/breakpoints``: one stack's view.
+
+What a debugging user asks most ("what is held, what is armed?") in one
+request: the filter routes it here, before Heat's router, and the engine
+answers it from its database (:mod:`heat_breakpoint.engine.listing`)
+through one RPC call, instead of the client listing every resource of a
+nested tree or reading every event. ``?nested_depth=N`` limits how deep
+held resources are looked for (default: all the way down).
+
+Access is Heat's: the request's project must own the stack (or be admin),
+and the caller needs the ``resource:index`` policy, as to list resources.
+Errors are Heat's faults (via Heat's ``faultwrap`` filter). An engine
+without the plugin's RPC method (an older plugin, or none) makes the
+request Heat's to answer (a 404), which clients take as "no view here".
+"""
+
+import json
+import re
+import typing
+import urllib.parse
+
+from oslo_log import log as logging
+import webob
+
+LOG = logging.getLogger(__name__)
+
+PATH = re.compile(
+    r'^(?:/v1)?/(?P<tenant>[^/]+)/stacks/(?P<stack>[^/]+)'
+    r'(?:/(?P<stack_id>[^/]+))?/breakpoints/?$')
+RPC_METHOD = 'breakpoint_list'
+POLICY_SCOPE, POLICY_ACTION = 'resource', 'index'
+NESTED_DEPTH = 'nested_depth'
+
+
+def match(environ) -> typing.Optional[dict]:
+    """The path's parts if this is a breakpoints view request."""
+    if environ.get('REQUEST_METHOD') != 'GET':
+        return None
+    found = PATH.match(environ.get('PATH_INFO', ''))
+    return found.groupdict() if found else None
+
+
+def _nested_depth(query: str) -> typing.Optional[int]:
+    from heat.common import exception
+    values = urllib.parse.parse_qs(query).get(NESTED_DEPTH)
+    if not values:
+        return None
+    text = values[-1]
+    if not text.isdigit() or len(text) > 4:
+        raise exception.Invalid(
+            reason='%s must be a whole number from 0, got %r'
+                   % (NESTED_DEPTH, text[:40]))
+    return int(text)
+
+
+def _engine_lacks_the_view(exc: Exception) -> bool:
+    """An RPC error saying the engine has no ``breakpoint_list``."""
+    names = {type(exc).__name__, getattr(exc, 'exc_type', None)}
+    return any(str(name).split('_Remote')[0] in (
+        'NoSuchMethod', 'UnsupportedVersion') for name in names if name)
+
+
+def _authorize(cnxt, tenant: str) -> None:
+    """As Heat's API does for ``resource:index`` (resources list)."""
+    from heat.common import exception
+    if cnxt.is_admin and cnxt.project_id:
+        tenant = cnxt.project_id
+    if cnxt.project_id != tenant:
+        raise exception.Forbidden()
+    if not cnxt.policy.enforce(context=cnxt, action=POLICY_ACTION,
+                               scope=POLICY_SCOPE,
+                               target={'project_id': tenant},
+                               is_registered_policy=True):
+        raise exception.Forbidden()
+
+
+class BreakpointsView(object):
+    """Answers the breakpoints route with one engine RPC call."""
+
+    def __init__(self):
+        self._engine = None
+
+    def _rpc(self):
+        if self._engine is None:
+            from heat.rpc import client as rpc_client
+            self._engine = rpc_client.EngineClient()
+        return self._engine
+
+    def __call__(self, environ, start_response, parts: dict):
+        request = webob.Request(environ)
+        cnxt = getattr(request, 'context', None)
+        if cnxt is None:
+            # Not behind Heat's context filter: let Heat answer (404).
+            return None
+        _authorize(cnxt, parts['tenant'])
+        kwargs = {'nested_depth': _nested_depth(environ.get('QUERY_STRING',
+                                                            ''))}
+        if parts['stack_id']:
+            from heat.common import identifier
+            kwargs['stack_identity'] = dict(identifier.HeatIdentifier(
+                cnxt.project_id, parts['stack'], parts['stack_id']))
+        else:
+            kwargs['stack_name'] = parts['stack']
+        engine = self._rpc()
+        try:
+            result = engine.call(cnxt, engine.make_msg(RPC_METHOD, **kwargs))
+        except Exception as exc:
+            if not _engine_lacks_the_view(exc):
+                raise
+            LOG.warning('heat-engine has no %s (plugin missing or older '
+                        'than this filter): breakpoints view unavailable',
+                        RPC_METHOD)
+            return None
+        response = webob.Response(
+            body=json.dumps(result).encode('utf-8'),
+            content_type='application/json', charset='UTF-8')
+        return response(environ, start_response)

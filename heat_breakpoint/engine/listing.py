@@ -1,0 +1,278 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""What a stack's breakpoints are doing now, from a few database queries.
+
+Serves ``GET /v1/{project}/stacks/{stack}[/{id}]/breakpoints`` (routed by
+the API filter, see :mod:`heat_breakpoint.api.filter`, to the engine RPC
+method ``breakpoint_list`` the seam adds): the breakpoints armed in the
+stack's environment and the resources held now, at any nesting depth.
+Without it a client must list every resource of the tree; here the held
+ones are found by their hold records (and, for stock Heat hooks, by Heat's
+hook flags) in one query on the resources sharing the stack's root, so the
+cost does not grow with the number of resources or events.
+"""
+
+import datetime
+import json
+
+from oslo_config import cfg
+from oslo_utils import timeutils
+from oslo_utils import uuidutils
+import sqlalchemy as sa
+
+from heat.common import exception
+from heat.common import timeutils as heat_timeutils
+from heat.db import api as db_api
+from heat.db import models
+from heat.objects import raw_template as raw_template_objects
+from heat.objects import stack as stack_objects
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import hold
+from heat_breakpoint.engine import operations
+
+ARMED = 'armed'
+HELD = 'held'
+# Who holds a resource: the plugin (a breakpoint) or Heat's own hook code.
+PLUGIN_FORM = 'plugin'
+HOOK_FORM = 'hook'
+
+_HOOK_ACTIONS = {hook: action for action, hook in hold.PRE_HOOKS.items()}
+_DATA_KEYS = (hold.HOLD_KEY,) + tuple(_HOOK_ACTIONS)
+_IN_PROGRESS = 'IN_PROGRESS'
+_STACK_COLUMNS = ('id', 'name', 'owner_id', 'parent_resource_name',
+                  'current_traversal', 'action', 'status')
+
+
+def find_stack(service, cnxt, stack_identity=None, stack_name=None):
+    """The stack's DB object, looked up as Heat's API does.
+
+    By identity (name and id), or by name or id alone as Heat's stack
+    lookup does; the caller's project must own it (or be admin).
+    """
+    if stack_identity is None:
+        found = None
+        if uuidutils.is_uuid_like(stack_name):
+            found = stack_objects.Stack.get_by_id(cnxt, stack_name,
+                                                  eager_load=False)
+        if found is None:
+            found = stack_objects.Stack.get_by_name(cnxt, stack_name)
+        if found is None:
+            raise exception.EntityNotFound(entity='Stack', name=stack_name)
+        stack_identity = dict(found.identifier())
+    return service._get_stack(cnxt, stack_identity)
+
+
+def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
+                    nested_depth=None) -> dict:
+    """The stack and its breakpoints, as the API returns them.
+
+    ``nested_depth``: how deep below the stack held resources are looked
+    for (None: all the way down).
+    """
+    db_stack = find_stack(service, cnxt, stack_identity, stack_name)
+    if nested_depth is not None and nested_depth < 0:
+        raise exception.Invalid(reason='nested_depth must be 0 or more')
+    stacks = _StackRows()
+    stacks.add(db_stack)
+    remaining = _timeout_remaining(db_stack, stacks)
+    rows = _held(cnxt, db_stack, stacks, nested_depth)
+    for row in rows:
+        row['timeout_remaining'] = remaining
+    held_names = {row['resource'] for row in rows}
+    ident = _ident(db_stack.name, db_stack.id)
+    for bp in breakpoints.armed(_environment(cnxt, db_stack)):
+        if bp.name in held_names:
+            continue
+        rows.append({
+            'resource': bp.name, 'state': ARMED,
+            'action': ','.join(action.upper() for action in bp.actions),
+            'held_since': '', 'timeout_remaining': remaining,
+            'hook': None, 'form': None, 'breakpoint': bp.name,
+            'stack': ident, 'resource_name': bp.pattern})
+    return {'stack': {'id': db_stack.id, 'stack_name': db_stack.name,
+                      'stack_status': '%s_%s' % (db_stack.action,
+                                                 db_stack.status)},
+            'breakpoints': rows}
+
+
+def _ident(name, stack_id) -> str:
+    return '%s/%s' % (name, stack_id)
+
+
+def _environment(cnxt, db_stack) -> dict:
+    template = raw_template_objects.RawTemplate.get_by_id(
+        cnxt, db_stack.raw_template_id)
+    return template.environment or {}
+
+
+class _StackRows:
+    """Stacks of the tree by id, read once each (parents of held ones)."""
+
+    def __init__(self):
+        self._rows = {}
+
+    def add(self, row) -> None:
+        self._rows[row.id] = {column: getattr(row, column)
+                              for column in _STACK_COLUMNS}
+
+    def get(self, conn, stack_id):
+        if stack_id not in self._rows:
+            stack = models.Stack.__table__
+            found = conn.execute(
+                sa.select(*(stack.c[column] for column in _STACK_COLUMNS))
+                .where(stack.c.id == stack_id)).first()
+            self._rows[stack_id] = found._asdict() if found else None
+        return self._rows[stack_id]
+
+    def root_id(self, conn, stack_id) -> str:
+        row = self.get(conn, stack_id)
+        while row is not None and row['owner_id']:
+            stack_id = row['owner_id']
+            row = self.get(conn, stack_id)
+        return stack_id
+
+    def path_below(self, conn, top_id, stack_id, name):
+        """``name``'s path from the stack ``top_id`` down, or None."""
+        path = [name]
+        row = self.get(conn, stack_id)
+        while row is not None and row['id'] != top_id:
+            path.append(row['parent_resource_name'] or '')
+            row = self.get(conn, row['owner_id']) if row['owner_id'] \
+                else None
+        if row is None:
+            return None
+        return tuple(reversed(path))
+
+
+def _held(cnxt, db_stack, stacks, nested_depth) -> list:
+    resource = models.Resource.__table__
+    data = models.ResourceData.__table__
+    with db_api.get_engine().connect() as conn:
+        root_id = stacks.root_id(conn, db_stack.id)
+        found = conn.execute(
+            sa.select(resource.c.id, resource.c.name, resource.c.stack_id,
+                      resource.c.status, data.c.key, data.c.value,
+                      data.c.created_at, data.c.updated_at)
+            .join(data, data.c.resource_id == resource.c.id)
+            .where(resource.c.root_stack_id == root_id,
+                   data.c.key.in_(_DATA_KEYS))
+            .order_by(resource.c.id)).all()
+        by_resource = {}
+        for row in found:
+            by_resource.setdefault(row.id, []).append(row)
+        rows = []
+        for entries in by_resource.values():
+            row = _held_row(conn, db_stack, stacks, entries)
+            if row is not None and (nested_depth is None or
+                                    len(row['path']) - 1 <= nested_depth):
+                rows.append(row)
+    for row in rows:
+        del row['path']
+    return rows
+
+
+def _held_row(conn, db_stack, stacks, entries):
+    first = entries[0]
+    owner = stacks.get(conn, first.stack_id)
+    if owner is None:
+        return None
+    path = stacks.path_below(conn, db_stack.id, first.stack_id, first.name)
+    if path is None:
+        return None
+    values = {entry.key: entry for entry in entries}
+    record = _record(values.get(hold.HOLD_KEY))
+    if record is not None:
+        traversal = record.get('traversal')
+        if traversal is not None and traversal != owner['current_traversal']:
+            return None  # left by an operation a newer one replaced
+        if traversal is None and owner['status'] != _IN_PROGRESS:
+            return None
+        action, hook = record['action'], record['hook']
+        name, form = record['breakpoint'], PLUGIN_FORM
+        since = _isotime(record.get('since'))
+    else:
+        # A stock hook: Heat flags it in the resource's data while it waits.
+        flags = [entry for key, entry in values.items()
+                 if key in _HOOK_ACTIONS and entry.value == 'True']
+        if not flags or owner['status'] != _IN_PROGRESS:
+            return None
+        flag = flags[0]
+        hook = flag.key
+        action = _HOOK_ACTIONS[hook]
+        if action != owner['action']:
+            return None
+        name, form = breakpoints.SEPARATOR.join(path), HOOK_FORM
+        since = _isotime(flag.updated_at or flag.created_at)
+    return {'resource': breakpoints.SEPARATOR.join(path), 'path': path,
+            'state': HELD, 'action': action, 'held_since': since,
+            'timeout_remaining': '', 'hook': hook, 'form': form,
+            'breakpoint': name, 'stack': _ident(owner['name'], owner['id']),
+            'resource_name': first.name}
+
+
+def _record(entry):
+    if entry is None:
+        return None
+    try:
+        record = json.loads(entry.value)
+    except (TypeError, ValueError):
+        return None
+    return record if isinstance(record, dict) and 'hook' in record else None
+
+
+def _isotime(value) -> str:
+    if not value:
+        return ''
+    if isinstance(value, str):
+        try:
+            value = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    return heat_timeutils.isotime(value)
+
+
+class _Operation:
+    """Enough of a stack for :func:`operations.paused_seconds`."""
+
+    def __init__(self, db_stack, root_id):
+        self.id = db_stack.id
+        self.owner_id = db_stack.owner_id
+        self.current_traversal = db_stack.current_traversal
+        self.context = db_stack._context
+        self._root_id = root_id
+
+    def root_stack_id(self):
+        return self._root_id
+
+
+def _timeout_remaining(db_stack, stacks) -> str:
+    """Time left before Heat times the operation out, ``H:MM:SS``.
+
+    As Heat counts it: from the operation's start, the stack's timeout or
+    ``stack_action_timeout``, less time held at breakpoints unless held
+    time counts (``[breakpoint] pause_counts_against_timeout``).
+    """
+    if db_stack.status != _IN_PROGRESS:
+        return ''
+    limit = (db_stack.timeout * 60 if db_stack.timeout
+             else cfg.CONF.stack_action_timeout)
+    started = db_stack.updated_at or db_stack.created_at
+    elapsed = (timeutils.utcnow() - started).total_seconds()
+    if (hold.enabled() and db_stack.convergence and
+            not cfg.CONF.breakpoint.pause_counts_against_timeout):
+        with db_api.get_engine().connect() as conn:
+            root_id = stacks.root_id(conn, db_stack.id)
+        elapsed -= operations.paused_seconds(_Operation(db_stack, root_id))
+    seconds = max(0, int(limit - elapsed))
+    return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
+                             seconds % 60)

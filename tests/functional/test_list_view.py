@@ -1,0 +1,142 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The breakpoints view (``GET .../stacks/{stack}/breakpoints``) on the
+real local Heat: what it lists must be what the client works out by
+itself from the resource list, events and environment (its fallback for a
+Heat without the view), for plugin holds, stock hooks and nested stacks.
+"""
+
+import re
+import time
+from unittest import mock
+
+import requests
+
+from heatclient_ext.v1 import breakpoints as bp_v1
+from tests.functional import test_engine
+from tests.functional import utils
+
+NESTED_FILES = ('level1.yaml', 'level2.yaml')
+DEEP = 'outer/inner/leaf'
+
+
+def view(heat_server, stack, query='', project='admin', **headers):
+    return requests.get('%s/v1/%s/stacks/%s/breakpoints%s' % (
+        heat_server.url, project, stack, query), headers=headers, timeout=30)
+
+
+def without_timeout(rows):
+    return sorted((dict(row, timeout_remaining=None) for row in rows),
+                  key=lambda row: (row['state'], row['resource']))
+
+
+def client_side(manager, stack, nested_depth=None):
+    with mock.patch.object(manager, 'view', return_value=None):
+        return manager.list(stack, nested_depth)
+
+
+def test_view_agrees_with_the_client_side_listing(heat_server, heat,
+                                                  stack_name):
+    test_engine.create(
+        heat, stack_name, 'nested_root.yaml', DEEP, 'outer/inner/aft*',
+        files=test_engine.template_files(*NESTED_FILES), timeout_mins=30)
+    manager = bp_v1.BreakpointManager(heat)
+    held = utils.wait_for(
+        lambda: [row for row in manager.list(stack_name)
+                 if row['state'] == 'held'], 90, what='the nested hold')
+    assert [(row['resource'], row['form'], row['breakpoint'])
+            for row in held] == [(DEEP, 'plugin', DEEP)]
+
+    answer = view(heat_server, stack_name)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    stack = heat.stacks.get(stack_name)
+    assert body['stack'] == {'id': stack.id, 'stack_name': stack_name,
+                             'stack_status': 'CREATE_IN_PROGRESS'}
+    rows = body['breakpoints']
+    assert without_timeout(rows) == without_timeout(
+        client_side(manager, stack_name))
+    assert {row['state'] for row in rows} == {'held', 'armed'}
+    [deep] = [row for row in rows if row['state'] == 'held']
+    assert deep['stack'].split('/')[0].startswith(stack_name + '-outer-')
+    assert deep['resource_name'] == 'leaf'
+    assert re.match(r'^\d+:\d\d:\d\d$', deep['timeout_remaining'])
+
+    # nested_depth limits how deep holds are looked for, as for resources
+    shallow = view(heat_server, stack_name, '?nested_depth=1').json()
+    assert [row['state'] for row in shallow['breakpoints']] == ['armed'] * 2
+    assert without_timeout(shallow['breakpoints']) == without_timeout(
+        client_side(manager, stack_name, 1))
+    # by name/id, the same
+    by_id = view(heat_server, '%s/%s' % (stack_name, stack.id)).json()
+    assert without_timeout(by_id['breakpoints']) == without_timeout(rows)
+
+    manager.continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=120)
+    after = view(heat_server, stack_name).json()['breakpoints']
+    assert {(row['state'], row['timeout_remaining']) for row in after} == {
+        ('armed', '')}
+
+
+def test_view_lists_a_stock_hook(heat_server, heat, stack_name):
+    env = {'resource_registry': {'resources': {'B': {
+        'hooks': 'pre-create'}}}}
+    heat.stacks.create(stack_name=stack_name,
+                       template=test_engine.template('chain.yaml'),
+                       environment=env)
+    manager = bp_v1.BreakpointManager(heat)
+    rows = utils.wait_for(
+        lambda: [row for row in view(heat_server, stack_name).json()[
+            'breakpoints'] if row['state'] == 'held'], 60,
+        what='the stock hook hold')
+    assert [(row['resource'], row['form'], row['hook'], row['action'])
+            for row in rows] == [('B', 'hook', 'pre-create', 'CREATE')]
+    assert without_timeout(rows) == without_timeout(
+        [row for row in client_side(manager, stack_name)
+         if row['state'] == 'held'])
+    manager.continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
+
+
+def test_time_held_is_not_counted_in_timeout_remaining(heat_server, heat,
+                                                       stack_name):
+    test_engine.create(heat, stack_name, 'chain.yaml', 'B', timeout_mins=10)
+    test_engine.wait_held(heat, stack_name, 'B')
+    time.sleep(6)
+    [row] = [row for row in view(heat_server, stack_name).json()[
+        'breakpoints'] if row['state'] == 'held']
+    hours, minutes, seconds = map(int, row['timeout_remaining'].split(':'))
+    # Ten minutes less what ran before the hold (A, and Heat's 1 s sleep
+    # after starting it); the six seconds held are not counted.
+    assert hours * 3600 + minutes * 60 + seconds >= 596, row
+    bp_v1.BreakpointManager(heat).continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
+
+
+def test_view_errors_are_heat_faults(heat_server, heat, stack_name):
+    missing = view(heat_server, 'no-such-stack')
+    assert missing.status_code == 404
+    assert missing.json()['error']['message'] == \
+        'The Stack (no-such-stack) could not be found.'
+    test_engine.create(heat, stack_name, 'chain.yaml', 'B')
+    bad = view(heat_server, stack_name, '?nested_depth=deep')
+    assert bad.status_code == 400
+    assert 'nested_depth must be a whole number' in \
+        bad.json()['error']['message']
+    # Another project: its own URL does not find the stack, ours is refused
+    other = {'X-Auth-Project': 'view-other', 'X-Is-Admin-Project': 'false'}
+    assert view(heat_server, stack_name, project='view-other',
+                **other).status_code == 404
+    assert view(heat_server, stack_name, **other).status_code == 403
+    test_engine.wait_held(heat, stack_name, 'B')
+    bp_v1.BreakpointManager(heat).continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
