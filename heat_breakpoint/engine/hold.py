@@ -97,30 +97,66 @@ def _parse_marker(marker_json: str) -> tuple:
     return tuple(breakpoints.from_environment(env))
 
 
+# Where a Stack object keeps what this module worked out for it once: its
+# breakpoints (with the marker they were parsed from) and the names of the
+# nested stack resources leading to it from the root stack.
+_BREAKPOINTS_ATTR = '_breakpoint_parsed'
+_PATH_ATTR = '_breakpoint_stack_path'
+
+
 def stack_breakpoints(stack) -> tuple:
     """The breakpoints recorded in a stack's environment (fast if none)."""
     marker = stack.env.param_defaults.get(breakpoints.MARKER)
     if not marker:
         return ()
+    known = getattr(stack, _BREAKPOINTS_ATTR, None)
+    if known is not None and known[0] is marker:
+        return known[1]
     try:
-        return _parse_marker(json.dumps(marker, sort_keys=True))
+        found = _parse_marker(json.dumps(marker, sort_keys=True))
     except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
         LOG.error('Ignoring malformed breakpoints of stack %s: %s',
                   stack.id, exc)
+        found = ()
+    _remember(stack, _BREAKPOINTS_ATTR, (marker, found))
+    return found
+
+
+def _remember(stack, attr, value) -> None:
+    try:
+        setattr(stack, attr, value)
+    except AttributeError:  # an object that takes no attributes
+        pass
+
+
+def _stack_path(stack) -> tuple:
+    """The names of the resources leading to ``stack`` from the root.
+
+    Empty for a root stack. A nested stack's path never changes, so it is
+    walked (a query per level) once per Stack object; the walk ends at the
+    root stack, which also tells :mod:`operations` the root operation.
+    """
+    if not stack.owner_id:
         return ()
+    known = getattr(stack, _PATH_ATTR, None)
+    if known is not None:
+        return known
+    names = []
+    parent_name, owner_id = stack.parent_resource_name, stack.owner_id
+    while owner_id:
+        names.append(parent_name or '')
+        parent = stack_objects.Stack.get_by_id(stack.context, owner_id,
+                                               show_deleted=True)
+        parent_name, owner_id = parent.parent_resource_name, parent.owner_id
+    operations.remember_root(stack, parent.id, parent.current_traversal)
+    path = tuple(reversed(names))
+    _remember(stack, _PATH_ATTR, path)
+    return path
 
 
 def resource_path(rsrc) -> tuple:
     """The resource's names from the root stack down, e.g. (outer, inner)."""
-    names = [rsrc.name]
-    stack = rsrc.stack
-    parent_name, owner_id = stack.parent_resource_name, stack.owner_id
-    while owner_id:
-        names.append(parent_name or '')
-        parent = stack_objects.Stack.get_by_id(rsrc.context, owner_id,
-                                               show_deleted=True)
-        parent_name, owner_id = parent.parent_resource_name, parent.owner_id
-    return tuple(reversed(names))
+    return _stack_path(rsrc.stack) + (rsrc.name,)
 
 
 def find_breakpoint(rsrc, action: str, path=None):
@@ -147,7 +183,8 @@ def hold_name(rsrc, action: str):
     """
     if not enabled() or not stack_breakpoints(rsrc.stack):
         return None
-    mode, targets = operations.plan(rsrc.stack)
+    state = operations.current(rsrc.stack)
+    mode, targets = state.mode, state.targets
     if mode == operations.CONTINUE:
         return None
     path = resource_path(rsrc)
@@ -391,7 +428,7 @@ def time_elapsed(stack, elapsed: float) -> float:
     if (not enabled() or cfg.CONF.breakpoint.pause_counts_against_timeout
             or not stack.convergence or not stack_breakpoints(stack)):
         return elapsed
-    return elapsed - operations.paused_seconds(stack)
+    return elapsed - operations.current(stack).paused()
 
 
 COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO)
@@ -426,7 +463,7 @@ def add_event(rsrc, action, status, reason, stock_add_event) -> None:
     props = rsrc._stored_properties_data
     if props and enabled() and stack_breakpoints(rsrc.stack):
         masked = inputs.mask(props, inputs.hidden_values(rsrc.stack))
-        if masked != props:
+        if masked is not props and masked != props:
             rpd_id = rpd_objects.ResourcePropertiesData.create(
                 rsrc.context, masked).id
             physical_id = rsrc.resource_id or rsrc.physical_resource_name()

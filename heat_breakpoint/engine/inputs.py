@@ -24,10 +24,23 @@ _SECRET_NAME = re.compile(
     re.IGNORECASE)
 
 
-def hidden_values(stack) -> set:
-    """The current values of the stack's hidden parameters."""
+# Where a Stack object keeps its hidden values, with the Parameters object
+# they were read from (a stack update may give the stack new ones).
+_HIDDEN_ATTR = '_breakpoint_hidden_values'
+
+
+def hidden_values(stack) -> frozenset:
+    """The current values of the stack's hidden parameters.
+
+    Read once per Stack object: every event of a stack with breakpoints
+    asks for them.
+    """
+    params = stack.parameters
+    known = getattr(stack, _HIDDEN_ATTR, None)
+    if known is not None and known[0] is params:
+        return known[1]
     values = set()
-    for param in getattr(stack.parameters, 'params', {}).values():
+    for param in getattr(params, 'params', {}).values():
         if param.hidden():
             try:
                 value = param.value()
@@ -35,17 +48,32 @@ def hidden_values(stack) -> set:
                 continue
             if value not in (None, ''):
                 values.add(str(value))
+    values = frozenset(values)
+    try:
+        setattr(stack, _HIDDEN_ATTR, (params, values))
+    except AttributeError:  # an object that takes no attributes
+        pass
     return values
 
 
-def mask(value, hidden: set, key: str = ''):
-    """Return ``value`` with secrets replaced, recursing into containers."""
-    if key and _SECRET_NAME.search(key) and value not in (None, ''):
+def mask(value, hidden, key: str = ''):
+    """Return ``value`` with secrets replaced, recursing into containers.
+
+    What holds no secret comes back as the very same object, so a caller
+    can tell with ``is`` that there was nothing to mask.
+    """
+    if key and value not in (None, '') and _SECRET_NAME.search(key):
         return MASK
     if isinstance(value, dict):
-        return {k: mask(v, hidden, str(k)) for k, v in value.items()}
+        masked = {k: mask(v, hidden, str(k)) for k, v in value.items()}
+        if all(masked[k] is v for k, v in value.items()):
+            return value
+        return masked
     if isinstance(value, (list, tuple)):
-        return [mask(v, hidden) for v in value]
+        masked = [mask(v, hidden) for v in value]
+        if all(new is old for new, old in zip(masked, value)):
+            return value
+        return masked
     if isinstance(value, str):
         for secret in hidden:
             if secret and secret in value:

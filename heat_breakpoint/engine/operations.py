@@ -24,10 +24,20 @@ Nested stacks run traversals of their own, so rows are keyed by the root
 stack and the root stack's traversal, which stays the same for the whole
 operation. They live in small tables of ours beside Heat's (created on
 first use), so any heat-engine sees them.
+
+Every convergence check of a stack with breakpoints needs all three (may
+this resource go on? how much time is left?), so :func:`current` reads
+them in one query and keeps them on the check's own Stack object, which
+lives for that one check. Nothing is kept across checks: another engine
+may have changed the rows since.
 """
 
+import dataclasses
+import datetime
 import functools
 import hashlib
+import time
+import typing
 
 from oslo_db import exception as db_exception
 from oslo_utils import timeutils
@@ -75,6 +85,13 @@ pauses = sa.Table(
 _ready_engines = set()
 _RACE_RETRIES = 10
 
+# Where a Stack object keeps what this module read for it.
+_STATE_ATTR = '_breakpoint_operation_state'
+_ROOT_ATTR = '_breakpoint_root_operation'
+#: How long a Stack object's copy of the operation state serves. A check
+#: uses it for milliseconds; this only bounds an object kept for longer.
+FRESH_SECONDS = 1.0
+
 
 def _engine():
     engine = db_api.get_engine()
@@ -114,10 +131,25 @@ def root_operation(stack) -> tuple:
     """(root stack id, root traversal) of the operation running ``stack``."""
     if not stack.owner_id:
         return stack.id, stack.current_traversal
+    known = getattr(stack, _ROOT_ATTR, None)
+    if known is not None and known[0] == stack.current_traversal:
+        return known[1]
     root_id = stack.root_stack_id()
     root = stack_objects.Stack.get_by_id(stack.context, root_id,
                                          show_deleted=True)
+    remember_root(stack, root_id, root.current_traversal)
     return root_id, root.current_traversal
+
+
+def remember_root(stack, root_id: str, root_traversal: str) -> None:
+    """Note ``stack``'s root operation, found by a caller's own walk.
+
+    A nested stack of a given traversal belongs to one root operation, so
+    this holds as long as the stack object's traversal does.
+    """
+    if stack.owner_id:
+        setattr(stack, _ROOT_ATTR, (stack.current_traversal,
+                                    (root_id, root_traversal)))
 
 
 def _where(table, key):
@@ -128,6 +160,7 @@ def _where(table, key):
 @_retry_races
 def mark(stack, mode: str = CONTINUE) -> None:
     """Record how the user wants the running operation to go on."""
+    forget(stack)
     key = root_operation(stack)
     with _engine().begin() as conn:
         found = conn.execute(sa.select(operations.c.mode).where(
@@ -144,6 +177,7 @@ def mark(stack, mode: str = CONTINUE) -> None:
 @_retry_races
 def add_targets(stack, paths, kind: str) -> None:
     """Hold (or, for CLEAR, do not hold) these resource paths."""
+    forget(stack)
     key = root_operation(stack)
     with _engine().begin() as conn:
         for path in paths:
@@ -159,15 +193,92 @@ def add_targets(stack, paths, kind: str) -> None:
                     kind=kind))
 
 
-def plan(stack) -> tuple:
-    """(mode or None, {path: kind}) recorded for the running operation."""
+@dataclasses.dataclass(frozen=True)
+class State:
+    """What is recorded for one running operation."""
+
+    mode: typing.Optional[str] = None
+    targets: dict = dataclasses.field(default_factory=dict)
+    held: int = 0
+    paused_seconds: float = 0.0
+    since: typing.Optional[datetime.datetime] = None
+
+    def paused(self) -> float:
+        """How long the operation has had something held, until now."""
+        total = self.paused_seconds
+        if self.held > 0 and self.since is not None:
+            total += (timeutils.utcnow() - self.since).total_seconds()
+        return total
+
+
+_KEY = (sa.bindparam('root_stack_id'), sa.bindparam('traversal'))
+
+
+def _by_key(table):
+    return sa.and_(table.c.root_stack_id == _KEY[0],
+                   table.c.traversal == _KEY[1])
+
+
+# The three tables' rows for one operation, in one round trip. The pause
+# row comes first: a compound select takes its column types (and so the
+# conversion of ``since`` back to a datetime) from its first select.
+_STATE_QUERY = sa.union_all(
+    sa.select(sa.literal('pause').label('source'),
+              sa.null().label('path'), sa.null().label('kind'),
+              pauses.c.held, pauses.c.paused_seconds,
+              pauses.c.since).where(_by_key(pauses)),
+    sa.select(sa.literal('mode'), sa.null(), operations.c.mode,
+              sa.null(), sa.null(), sa.null()).where(_by_key(operations)),
+    sa.select(sa.literal('target'), targets.c.path, targets.c.kind,
+              sa.null(), sa.null(), sa.null()).where(_by_key(targets)),
+)
+
+
+def read(stack) -> State:
+    """The running operation's mode, targets and pause clock, now."""
     key = root_operation(stack)
     with _engine().connect() as conn:
-        mode = conn.execute(sa.select(operations.c.mode).where(
-            _where(operations, key))).scalar()
-        found = conn.execute(sa.select(targets.c.path, targets.c.kind).where(
-            _where(targets, key))).all()
-    return mode, {row.path: row.kind for row in found}
+        rows = conn.execute(_STATE_QUERY, {'root_stack_id': key[0],
+                                           'traversal': key[1]}).all()
+    found = {'targets': {}}
+    for row in rows:
+        if row.source == 'pause':
+            found.update(held=row.held, paused_seconds=row.paused_seconds,
+                         since=row.since)
+        elif row.source == 'mode':
+            found['mode'] = row.kind
+        else:
+            found['targets'][row.path] = row.kind
+    return State(**found)
+
+
+def current(stack) -> State:
+    """:func:`read`, once per Stack object (that is, per check).
+
+    Heat loads the stack afresh for every convergence check, and a check
+    asks three times (timed out? time left? hold here?): one read serves
+    them all. What this engine writes through the same object is seen at
+    once (:func:`forget`); what another engine writes, from the next check.
+    """
+    known = getattr(stack, _STATE_ATTR, None)
+    now = time.monotonic()
+    if known is not None and now - known[0] < FRESH_SECONDS:
+        return known[1]
+    state = read(stack)
+    setattr(stack, _STATE_ATTR, (now, state))
+    return state
+
+
+def forget(stack) -> None:
+    """Drop what :func:`current` kept for ``stack``."""
+    if getattr(stack, _STATE_ATTR, None) is not None:
+        setattr(stack, _STATE_ATTR, None)
+
+
+def plan(stack) -> tuple:
+    """(mode or None, {path: kind}) recorded for the running operation."""
+    state = read(stack)
+    return state.mode, state.targets
 
 
 def _pause_row(conn, key, lock=False):
@@ -178,6 +289,7 @@ def _pause_row(conn, key, lock=False):
 @_retry_races
 def hold_started(stack) -> None:
     """One more resource of the operation is held (the clock stops)."""
+    forget(stack)
     key = root_operation(stack)
     now = timeutils.utcnow()
     with _engine().begin() as conn:
@@ -197,6 +309,7 @@ def hold_started(stack) -> None:
 @_retry_races
 def hold_ended(stack) -> None:
     """One resource fewer is held; the clock runs again at zero."""
+    forget(stack)
     key = root_operation(stack)
     now = timeutils.utcnow()
     with _engine().begin() as conn:
@@ -215,12 +328,4 @@ def hold_ended(stack) -> None:
 
 def paused_seconds(stack) -> float:
     """How long the running operation has had something held."""
-    key = root_operation(stack)
-    with _engine().connect() as conn:
-        row = _pause_row(conn, key)
-    if row is None:
-        return 0.0
-    total = row.paused_seconds
-    if row.held > 0 and row.since is not None:
-        total += (timeutils.utcnow() - row.since).total_seconds()
-    return total
+    return read(stack).paused()

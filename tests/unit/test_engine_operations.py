@@ -1,0 +1,165 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Tests of the operation tables, on an in-memory SQLite database.
+
+Two stack objects of the same operation stand for two heat-engines (or
+two checks): what one writes, the other's next check must see.
+"""
+
+import datetime
+from unittest import mock
+
+import pytest
+import sqlalchemy as sa
+
+from heat_breakpoint.engine import operations
+
+
+class FakeStack:
+    """As much of a Heat stack as the module uses."""
+
+    def __init__(self, stack_id='root', traversal='t1', owner_id=None,
+                 root_id=None):
+        self.id = stack_id
+        self.current_traversal = traversal
+        self.owner_id = owner_id
+        self.context = None
+        self._root_id = root_id or stack_id
+        self.root_lookups = 0
+
+    def root_stack_id(self):
+        self.root_lookups += 1
+        return self._root_id
+
+
+@pytest.fixture
+def db():
+    engine = sa.create_engine('sqlite://')
+    with mock.patch.object(operations.db_api, 'get_engine',
+                           return_value=engine), \
+            mock.patch.object(operations, '_ready_engines', set()):
+        operations._engine()  # the tables, before queries are counted
+        yield engine
+
+
+def count_queries(engine):
+    seen = []
+    sa.event.listen(engine, 'before_cursor_execute',
+                    lambda *args: seen.append(args[2]))
+    return seen
+
+
+def test_nothing_recorded(db):
+    state = operations.read(FakeStack())
+    assert (state.mode, state.targets, state.held) == (None, {}, 0)
+    assert state.paused() == 0.0
+    assert operations.plan(FakeStack()) == (None, {})
+    assert operations.paused_seconds(FakeStack()) == 0.0
+
+
+def test_one_query_reads_mode_targets_and_clock(db):
+    writer = FakeStack()
+    operations.mark(writer, operations.RUN_TO)
+    operations.add_targets(writer, ['a', 'b/c'], operations.STEP)
+    operations.add_targets(writer, ['a'], operations.CLEAR)
+    operations.hold_started(writer)
+    queries = count_queries(db)
+    state = operations.read(FakeStack())
+    assert len(queries) == 1
+    assert state.mode == operations.RUN_TO
+    assert state.targets == {'a': operations.CLEAR, 'b/c': operations.STEP}
+    assert state.held == 1
+    assert isinstance(state.since, datetime.datetime)
+    assert state.paused() >= 0.0
+
+
+def test_other_operations_are_not_read(db):
+    operations.mark(FakeStack('root', 't0'))
+    operations.add_targets(FakeStack('other', 't1'), ['x'], operations.SET)
+    assert operations.plan(FakeStack('root', 't1')) == (None, {})
+
+
+def test_current_reads_once_per_stack_object(db):
+    stack = FakeStack()
+    queries = count_queries(db)
+    first = operations.current(stack)
+    assert operations.current(stack) is first
+    assert len(queries) == 1
+
+
+def test_another_engine_is_seen_by_the_next_check(db):
+    check = FakeStack()
+    assert operations.current(check).mode is None
+    operations.mark(FakeStack())  # another engine, its own stack object
+    # The next check loads the stack afresh: it sees the mark.
+    assert operations.current(FakeStack()).mode == operations.CONTINUE
+    assert operations.plan(check)[0] == operations.CONTINUE
+
+
+def test_a_kept_state_goes_stale(db):
+    stack = FakeStack()
+    operations.current(stack)
+    operations.mark(FakeStack())
+    with mock.patch.object(operations, 'FRESH_SECONDS', 0.0):
+        assert operations.current(stack).mode == operations.CONTINUE
+
+
+@pytest.mark.parametrize('write', [
+    lambda stack: operations.mark(stack),
+    lambda stack: operations.add_targets(stack, ['a'], operations.SET),
+    operations.hold_started,
+    operations.hold_ended,
+])
+def test_writing_through_a_stack_drops_what_it_kept(db, write):
+    stack = FakeStack()
+    operations.hold_started(FakeStack())
+    kept = operations.current(stack)
+    write(stack)
+    assert operations.current(stack) is not kept
+
+
+def test_pause_clock(db):
+    stack = FakeStack()
+    operations.hold_started(stack)
+    operations.hold_started(stack)
+    operations.hold_ended(stack)
+    assert operations.read(stack).held == 1
+    operations.hold_ended(stack)
+    state = operations.read(stack)
+    assert state.held == 0 and state.since is None
+    assert state.paused() == state.paused_seconds > 0.0
+
+
+def test_nested_stack_is_keyed_by_the_root_operation(db):
+    root = FakeStack('root', 'root-t')
+    nested = FakeStack('child', 'child-t', owner_id='root', root_id='root')
+    with mock.patch.object(operations.stack_objects.Stack, 'get_by_id',
+                           return_value=root) as get:
+        operations.add_targets(nested, ['inner/x'], operations.SET)
+        assert operations.root_operation(nested) == ('root', 'root-t')
+        assert get.call_count == 1  # once per stack object
+    assert operations.plan(root) == (None, {'inner/x': operations.SET})
+
+
+def test_a_remembered_root_saves_the_walk(db):
+    nested = FakeStack('child', 'child-t', owner_id='mid', root_id='root')
+    operations.remember_root(nested, 'root', 'root-t')
+    with mock.patch.object(operations.stack_objects.Stack,
+                           'get_by_id') as get:
+        assert operations.root_operation(nested) == ('root', 'root-t')
+    get.assert_not_called()
+    assert nested.root_lookups == 0
+    # A new traversal of the nested stack may belong to a new operation.
+    nested.current_traversal = 'child-t2'
+    with mock.patch.object(operations.stack_objects.Stack, 'get_by_id',
+                           return_value=FakeStack('root', 'root-t2')):
+        assert operations.root_operation(nested) == ('root', 'root-t2')
