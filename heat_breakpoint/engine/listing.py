@@ -33,7 +33,6 @@ from heat.common import exception
 from heat.common import timeutils as heat_timeutils
 from heat.db import api as db_api
 from heat.db import models
-from heat.objects import raw_template as raw_template_objects
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
@@ -54,22 +53,26 @@ _STACK_COLUMNS = ('id', 'name', 'owner_id', 'parent_resource_name',
 
 
 def find_stack(service, cnxt, stack_identity=None, stack_name=None):
-    """The stack's DB object, looked up as Heat's API does.
+    """The stack's DB object (its template loaded with it), as Heat finds it.
 
-    By identity (name and id), or by name or id alone as Heat's stack
-    lookup does; the caller's project must own it (or be admin).
+    By identity (name and id) through Heat's own check, or by name or id
+    alone as Heat's stack lookup does; the caller's project must own it
+    (or be admin).
     """
-    if stack_identity is None:
-        found = None
-        if uuidutils.is_uuid_like(stack_name):
-            found = stack_objects.Stack.get_by_id(cnxt, stack_name,
-                                                  eager_load=False)
-        if found is None:
-            found = stack_objects.Stack.get_by_name(cnxt, stack_name)
-        if found is None:
-            raise exception.EntityNotFound(entity='Stack', name=stack_name)
-        stack_identity = dict(found.identifier())
-    return service._get_stack(cnxt, stack_identity)
+    if stack_identity is not None:
+        return service._get_stack(cnxt, stack_identity)
+    found = None
+    if uuidutils.is_uuid_like(stack_name):
+        found = stack_objects.Stack.get_by_id(cnxt, stack_name)
+    if found is None:
+        found = stack_objects.Stack.get_by_name(cnxt, stack_name)
+    if found is None:
+        raise exception.EntityNotFound(entity='Stack', name=stack_name)
+    if not cnxt.is_admin and cnxt.project_id not in (
+            found.tenant, found.stack_user_project_id):
+        raise exception.InvalidTenant(target=found.tenant,
+                                      actual=cnxt.project_id)
+    return found
 
 
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
@@ -84,13 +87,15 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
         raise exception.Invalid(reason='nested_depth must be 0 or more')
     stacks = _StackRows()
     stacks.add(db_stack)
-    remaining = _timeout_remaining(db_stack, stacks)
-    rows = _held(cnxt, db_stack, stacks, nested_depth)
+    with db_api.get_engine().connect() as conn:
+        root_id = stacks.root_id(conn, db_stack.id)
+        rows = _held(conn, root_id, db_stack, stacks, nested_depth)
+    remaining = _timeout_remaining(db_stack, root_id)
     for row in rows:
         row['timeout_remaining'] = remaining
     held_names = {row['resource'] for row in rows}
     ident = _ident(db_stack.name, db_stack.id)
-    for bp in breakpoints.armed(_environment(cnxt, db_stack)):
+    for bp in breakpoints.armed(db_stack.raw_template.environment or {}):
         if bp.name in held_names:
             continue
         rows.append({
@@ -107,12 +112,6 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
 
 def _ident(name, stack_id) -> str:
     return '%s/%s' % (name, stack_id)
-
-
-def _environment(cnxt, db_stack) -> dict:
-    template = raw_template_objects.RawTemplate.get_by_id(
-        cnxt, db_stack.raw_template_id)
-    return template.environment or {}
 
 
 class _StackRows:
@@ -154,30 +153,28 @@ class _StackRows:
         return tuple(reversed(path))
 
 
-def _held(cnxt, db_stack, stacks, nested_depth) -> list:
+def _held(conn, root_id, db_stack, stacks, nested_depth) -> list:
     resource = models.Resource.__table__
     data = models.ResourceData.__table__
-    with db_api.get_engine().connect() as conn:
-        root_id = stacks.root_id(conn, db_stack.id)
-        found = conn.execute(
-            sa.select(resource.c.id, resource.c.name, resource.c.stack_id,
-                      resource.c.status, data.c.key, data.c.value,
-                      data.c.created_at, data.c.updated_at)
-            .join(data, data.c.resource_id == resource.c.id)
-            .where(resource.c.root_stack_id == root_id,
-                   data.c.key.in_(_DATA_KEYS))
-            .order_by(resource.c.id)).all()
-        by_resource = {}
-        for row in found:
-            by_resource.setdefault(row.id, []).append(row)
-        rows = []
-        for entries in by_resource.values():
-            row = _held_row(conn, db_stack, stacks, entries)
-            if row is not None and (nested_depth is None or
-                                    len(row['path']) - 1 <= nested_depth):
-                rows.append(row)
-    for row in rows:
-        del row['path']
+    found = conn.execute(
+        sa.select(resource.c.id, resource.c.name, resource.c.stack_id,
+                  data.c.key, data.c.value, data.c.created_at,
+                  data.c.updated_at)
+        .join(data, data.c.resource_id == resource.c.id)
+        .where(resource.c.root_stack_id == root_id,
+               data.c.key.in_(_DATA_KEYS))
+        .order_by(resource.c.id)).all()
+    by_resource = {}
+    for row in found:
+        by_resource.setdefault(row.id, []).append(row)
+    rows = []
+    for entries in by_resource.values():
+        row = _held_row(conn, db_stack, stacks, entries)
+        if row is None:
+            continue
+        depth = len(row.pop('path')) - 1
+        if nested_depth is None or depth <= nested_depth:
+            rows.append(row)
     return rows
 
 
@@ -255,7 +252,7 @@ class _Operation:
         return self._root_id
 
 
-def _timeout_remaining(db_stack, stacks) -> str:
+def _timeout_remaining(db_stack, root_id) -> str:
     """Time left before Heat times the operation out, ``H:MM:SS``.
 
     As Heat counts it: from the operation's start, the stack's timeout or
@@ -270,8 +267,6 @@ def _timeout_remaining(db_stack, stacks) -> str:
     elapsed = (timeutils.utcnow() - started).total_seconds()
     if (hold.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
-        with db_api.get_engine().connect() as conn:
-            root_id = stacks.root_id(conn, db_stack.id)
         elapsed -= operations.paused_seconds(_Operation(db_stack, root_id))
     seconds = max(0, int(limit - elapsed))
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,

@@ -17,10 +17,12 @@ that task; the user sees the same thing as under convergence.
 
 import os
 import tempfile
+from unittest import mock
 
 import pytest
 
 from heat_breakpoint import reasons
+from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils
@@ -47,6 +49,15 @@ def test_legacy_create_holds_and_releases(legacy_server, stack_name):
     found = utils.resources(heat, stack_name)
     assert found['a3'].resource_status == 'INIT_COMPLETE'
     assert utils.stack_status(heat, stack_name) == 'CREATE_IN_PROGRESS'
+    # The breakpoints view finds the legacy engine's hold, as the client's
+    # own listing does.
+    manager = bp_v1.BreakpointManager(heat)
+    rows = manager.list(stack_name)
+    assert [(r['resource'], r['state'], r['form']) for r in rows] == [
+        ('a2', 'held', 'plugin')]
+    with mock.patch.object(manager, 'view', return_value=None):
+        assert [dict(r, timeout_remaining='') for r in rows] == [
+            dict(r, timeout_remaining='') for r in manager.list(stack_name)]
 
     code, out, err = conftest.run_openstack(
         legacy_server, 'stack', 'hook', 'clear', stack_name, 'a2')
