@@ -22,6 +22,7 @@ a step and a continue served by an engine other than the one holding.
 
 import random
 
+import requests
 import yaml
 
 from tests.distributed import common
@@ -62,6 +63,14 @@ def _walk_one_stack(cluster, hc, tmp_path):
         held = [row for row in rows if row['State'] == 'held']
         assert [(r['Resource'], r['Action']) for r in held] == [
             (name, 'CREATE')], rows
+        # heat-api answered the breakpoints view through an engine's RPC
+        # (the list above would fall back quietly without it)
+        view = requests.get('%s/stacks/%s/breakpoints' % (
+            cluster.endpoint(), stack), timeout=30)
+        assert view.status_code == 200, view.text
+        assert [(r['resource'], r['action'], r['form'])
+                for r in view.json()['breakpoints']
+                if r['state'] == 'held'] == [(name, 'CREATE', 'plugin')]
         shuffle_engine_rpc(hc)
         if name == names[-1]:
             how = 'continue'
