@@ -118,9 +118,10 @@ class ListBreakpoint(command.Lister):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         parser.add_argument(
-            '--nested-depth', metavar='<nested-depth>', type=int,
+            '--nested-depth', metavar='<nested-depth>',
+            type=bp_v1.depth_argument,
             help=_('Depth of nested stacks in which to look for held '
-                   'resources (default: the deepest breakpoint)'))
+                   'resources (default: every level)'))
         return parser
 
     def take_action(self, parsed_args):
@@ -189,9 +190,10 @@ class ContinueBreakpoint(command.Lister):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         parser.add_argument(
-            '--nested-depth', metavar='<nested-depth>', type=int,
+            '--nested-depth', metavar='<nested-depth>',
+            type=bp_v1.depth_argument,
             help=_('Depth of nested stacks in which to release held '
-                   'resources (default: the deepest breakpoint)'))
+                   'resources (default: every level)'))
         parser.add_argument(
             '--to', metavar='<resource>',
             help=_('Run to this resource: release everything, hold only '

@@ -24,6 +24,7 @@ a breakpoint names. ``show`` reads the resource list and the hit event's
 inputs either way.
 """
 
+import argparse
 import collections
 import datetime
 import re
@@ -60,6 +61,18 @@ DEFAULT_TIMEOUT_MINS = 60
 HELD_SEARCH_DEPTH = 5
 
 COLUMNS = ('resource', 'action', 'state', 'held_since', 'timeout_remaining')
+
+
+def depth_argument(text):
+    """argparse type of ``--nested-depth``: a whole number from 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            _('must be a whole number from 0, got %r') % text)
+    return value
 
 
 def held_text(rows):

@@ -119,9 +119,9 @@ def _print_rows(rows, fields, fmt):
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg(*_FORMAT_ARG[0], **_FORMAT_ARG[1])
-@utils.arg('--nested-depth', metavar='<DEPTH>', type=int,
+@utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
            help=_('Depth of nested stacks in which to look for held '
-                  'resources (default: the deepest breakpoint).'))
+                  'resources (default: every level).'))
 def do_breakpoint_list(hc, args):
     """List the armed and held breakpoints of a stack."""
     rows = bp_v1.BreakpointManager(hc).list(args.stack, args.nested_depth)

@@ -242,3 +242,13 @@ def test_legacy_needs_an_endpoint_without_auth(monkeypatch, capsys):
     assert shell.main(['breakpoint-list', 's']) == 1
     assert capsys.readouterr().err == \
         '--os-auth-type none needs --os-endpoint or env[OS_ENDPOINT]\n'
+
+
+@pytest.mark.parametrize('verb', ['list', 'continue'])
+@pytest.mark.parametrize('depth', ['-1', 'two'])
+def test_nested_depth_must_be_a_whole_number(heat, verb, depth, capsys):
+    with pytest.raises(SystemExit):
+        osc(heat, verb, 's', '--nested-depth', depth)
+    assert "--nested-depth: must be a whole number from 0, got '%s'" % \
+        depth in capsys.readouterr().err
+    assert heat.signals == []
