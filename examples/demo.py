@@ -19,6 +19,7 @@ the server.
 
 import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -106,6 +107,7 @@ def main():
     finally:
         server.terminate()
         server.wait(60)
+        shutil.rmtree(state, ignore_errors=True)
 
 
 if __name__ == '__main__':

@@ -20,6 +20,7 @@ import contextlib
 import io
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -112,6 +113,13 @@ class LocalHeatProcess:
         self.proc = None
         return code
 
+    def remove(self):
+        """Stop, then delete the state directory and the output file."""
+        self.stop()
+        shutil.rmtree(self.state_dir, ignore_errors=True)
+        if os.path.exists(self.output):
+            os.unlink(self.output)
+
     def client(self, project='admin'):
         """A heatclient v1 client (noauth: the URL names the project)."""
         from heatclient import client as heat_client
@@ -176,7 +184,7 @@ def heat_server():
     state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-functional-')
     server = LocalHeatProcess(state_dir).start(reset=True)
     yield server
-    server.stop()
+    server.remove()
 
 
 @pytest.fixture

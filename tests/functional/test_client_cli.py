@@ -339,7 +339,7 @@ def stock_server():
         os.path.join(state_dir, 'state'), config_files=[conf])
     server.start(reset=True)
     yield server
-    server.stop()
+    server.remove()
     shutil.rmtree(state_dir, ignore_errors=True)
 
 

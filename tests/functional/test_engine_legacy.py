@@ -36,7 +36,8 @@ def legacy_server():
         f.write('[DEFAULT]\nconvergence_engine = false\n')
     server = conftest.LocalHeatProcess(state, config_files=[conf])
     yield server.start(reset=True)
-    server.stop()
+    server.remove()
+    os.unlink(conf)
 
 
 def test_legacy_create_holds_and_releases(legacy_server, stack_name):

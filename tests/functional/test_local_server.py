@@ -132,14 +132,14 @@ def test_restart_keeps_stacks_and_stops_cleanly():
         hc = server.client()
         assert hc.stacks.get('kept').stack_status == 'CREATE_COMPLETE'
     finally:
-        server.stop()
+        server.remove()
 
 
-def test_busy_port_is_a_one_line_error(heat_server):
+def test_busy_port_is_a_one_line_error(heat_server, tmp_path):
     proc = subprocess.run(
         [sys.executable, '-m', 'heat_breakpoint.server',
          '--port', str(heat_server.port),
-         '--state-dir', tempfile.mkdtemp()],
+         '--state-dir', str(tmp_path)],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()

@@ -71,6 +71,7 @@ def local_heat(label, conf_text=None, kill=False):
         server.stop(signal.SIGKILL if kill else None)
         for conf in confs:
             os.unlink(conf)
+        server.remove()
 
 
 def log_lines(server, *needles, levels=('ERROR', 'CRITICAL'), last=40):
