@@ -123,7 +123,10 @@ def stock_check_cpu(heat, size, rounds):
 def plugin_check_cpu(heat, stack_id, repeats):
     """CPU seconds the plugin adds to one check (this thread's CPU)."""
     from heat.engine import stack as parser
-    from heat_breakpoint.engine import hold
+    from heat_breakpoint.engine import deadlines
+    from heat_breakpoint.engine import decision
+    from heat_breakpoint.engine import events
+    from heat_breakpoint.engine import parking
 
     def stock_add_event(*args):
         pass
@@ -137,13 +140,13 @@ def plugin_check_cpu(heat, stack_id, repeats):
         names = names or sorted(stack.t.resource_definitions(stack))
         rsrc = stack[names[index % len(names)]]
         began = time.thread_time()
-        hold.park_if_required(rsrc, 'CREATE', lambda: rsrc.properties)
-        hold.find_breakpoint(rsrc, 'CREATE')
+        parking.park_if_required(rsrc, 'CREATE', lambda: rsrc.properties)
+        decision.find_breakpoint(rsrc, 'CREATE')
         for status in ('IN_PROGRESS', 'COMPLETE'):
-            hold.add_event(rsrc, 'CREATE', status, 'state changed',
-                           stock_add_event)
-        hold.time_elapsed(stack, 1.0)
-        hold.time_elapsed(stack, 1.0)
+            events.add_event(rsrc, 'CREATE', status, 'state changed',
+                             stock_add_event)
+        deadlines.time_elapsed(stack, 1.0)
+        deadlines.time_elapsed(stack, 1.0)
         samples.append(time.thread_time() - began)
     return samples
 

@@ -38,6 +38,23 @@ SECTION = 'breakpoints'
 MARKER = 'heat_breakpoints'
 ACTIONS = ('create', 'update', 'delete')
 DEFAULT_ACTIONS = ('create', 'update')
+
+#: When a breakpoint holds its resource, relative to the resource's action:
+#: before it starts (the spec's breakpoint), after it completed, when it
+#: failed, or before an update that changes (in place or by replacement)
+#: or replaces it.
+BEFORE, AFTER, FAILED, CHANGED, REPLACED = (
+    'before', 'after', 'failed', 'changed', 'replaced')
+WHENS = (BEFORE, AFTER, FAILED, CHANGED, REPLACED)
+#: The actions each kind of hold can apply to, and its default actions.
+WHEN_ACTIONS = {BEFORE: ACTIONS, AFTER: ACTIONS, FAILED: ACTIONS,
+                CHANGED: ('update',), REPLACED: ('update',)}
+WHEN_DEFAULT_ACTIONS = {BEFORE: DEFAULT_ACTIONS, AFTER: DEFAULT_ACTIONS,
+                        FAILED: DEFAULT_ACTIONS, CHANGED: ('update',),
+                        REPLACED: ('update',)}
+#: Stock Heat hook prefixes for the kinds it has (pre-*, post-*); the
+#: other kinds exist only with the engine plugin.
+_HOOK_PREFIX = {BEFORE: 'pre-', AFTER: 'post-'}
 MAX_BREAKPOINTS = 200
 MAX_NAME_LENGTH = 255
 MAX_DEPTH = 10
@@ -53,7 +70,9 @@ MAX_NESTING = 200
 SEPARATOR = '/'
 
 _KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS = 'resource', 'action', 'actions'
-_ENTRY_KEYS = (_KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS)
+_KEY_WHEN, _KEY_HOOK = 'when', 'hook'
+_ENTRY_KEYS = (_KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS, _KEY_WHEN,
+               _KEY_HOOK)
 # Marker entries only: the hooks a user had already set on the same registry
 # entry, so removing the breakpoint gives them back exactly as written.
 _KEY_NATIVE = 'native_hooks'
@@ -86,8 +105,10 @@ class BreakpointError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Breakpoint:
-    """One breakpoint: where it holds (a resource path) and on which actions.
+    """One breakpoint: where and when it holds.
 
+    Where: a resource path, on some actions; when: before the action,
+    after it, on its failure, ...
     ``path`` holds the names of the nested-stack resources leading to the
     resource, ``pattern`` its own name; every segment may use the fnmatch
     wildcards Heat's registry accepts (``*``, ``?``, ``[...]``).
@@ -95,7 +116,8 @@ class Breakpoint:
 
     path: tuple[str, ...]
     pattern: str
-    actions: tuple[str, ...] = DEFAULT_ACTIONS
+    actions: tuple[str, ...] = None
+    when: str = BEFORE
 
     def __post_init__(self) -> None:
         # Frozen, so normalise through object.__setattr__: callers may pass
@@ -115,7 +137,10 @@ class Breakpoint:
                     % _kind(segment))
         name = SEPARATOR.join(segments)
         _check_segments(name, segments)
-        object.__setattr__(self, 'actions', _normalise_actions(self.actions))
+        when = _normalise_when(self.when)
+        object.__setattr__(self, 'when', when)
+        object.__setattr__(self, 'actions',
+                           _normalise_actions(self.actions, when))
 
     @property
     def name(self) -> str:
@@ -127,12 +152,31 @@ class Breakpoint:
         return self.path + (self.pattern,)
 
     @property
+    def key(self) -> tuple[str, str]:
+        """What tells breakpoints apart: one of each kind per name."""
+        return (self.name, self.when)
+
+    @property
+    def label(self) -> str:
+        """``'db'``, or ``'db (after)'`` for a hold other than before."""
+        return self.name if self.when == BEFORE else '%s (%s)' % (
+            self.name, self.when)
+
+    @property
     def hooks(self) -> tuple[str, ...]:
-        """The native Heat hooks that implement this breakpoint."""
-        return tuple('pre-' + action for action in self.actions)
+        """The native Heat hooks that implement this breakpoint.
+
+        Stock Heat has hooks only before and after an action; the other
+        kinds are known to the engine plugin alone (the marker).
+        """
+        prefix = _HOOK_PREFIX.get(self.when)
+        if prefix is None:
+            return ()
+        return tuple(prefix + action for action in self.actions)
 
     def matches(self, resource_path: typing.Union[str, typing.Sequence[str]],
-                action: typing.Optional[str] = None) -> bool:
+                action: typing.Optional[str] = None,
+                when: typing.Optional[str] = None) -> bool:
         """Whether this breakpoint holds the resource at ``resource_path``.
 
         Matching is per segment with ``fnmatch.fnmatchcase``, as Heat's
@@ -147,11 +191,16 @@ class Breakpoint:
             return False
         if action is not None and str(action).lower() not in self.actions:
             return False
+        if when is not None and when != self.when:
+            return False
         return all(fnmatch.fnmatchcase(str(name), pattern)
                    for name, pattern in zip(resource_path, segments))
 
     def to_dict(self) -> dict:
-        return {_KEY_RESOURCE: self.name, _KEY_ACTIONS: list(self.actions)}
+        found = {_KEY_RESOURCE: self.name, _KEY_ACTIONS: list(self.actions)}
+        if self.when != BEFORE:
+            found[_KEY_WHEN] = self.when
+        return found
 
 
 # ---------------------------------------------------------------------------
@@ -236,12 +285,23 @@ def _check_segment(where: str, segment: str) -> None:
             % (where, len(segment), MAX_NAME_LENGTH))
 
 
+def _normalise_when(when: object) -> str:
+    if when is None:
+        return BEFORE
+    if not isinstance(when, str) or when.lower() not in WHENS:
+        shown = _show(when) if isinstance(when, str) else _kind(when)
+        raise BreakpointError('unknown when %s (allowed: %s)'
+                              % (shown, ', '.join(WHENS)))
+    return when.lower()
+
+
 def _normalise_actions(actions: typing.Union[str, typing.Iterable[str],
-                                             None]) -> tuple[str, ...]:
-    """Actions in ``ACTIONS`` order; ``DEFAULT_ACTIONS`` when none given."""
+                                             None],
+                       when: str = BEFORE) -> tuple[str, ...]:
+    """Actions in ``ACTIONS`` order; the kind's defaults when none given."""
     allowed = ', '.join(ACTIONS)
     if actions is None:
-        return DEFAULT_ACTIONS
+        return WHEN_DEFAULT_ACTIONS[when]
     if isinstance(actions, str):
         actions = [actions]
     elif not isinstance(actions, (collections.abc.Sequence,
@@ -261,18 +321,49 @@ def _normalise_actions(actions: typing.Union[str, typing.Iterable[str],
         given.add(action.lower())
     if not given:
         raise BreakpointError('no action given (allowed: %s)' % allowed)
+    wrong = sorted(given - set(WHEN_ACTIONS[when]))
+    if wrong:
+        raise BreakpointError(
+            'when %s applies to %s only, not %s'
+            % (when, ', '.join(WHEN_ACTIONS[when]), ', '.join(wrong)))
     return tuple(action for action in ACTIONS if action in given)
 
 
+def from_hooks(hooks: typing.Union[str, typing.Sequence[str]]
+               ) -> tuple[str, tuple[str, ...]]:
+    """``(when, actions)`` of stock hook names (``'post-create'``)."""
+    names = [hooks] if isinstance(hooks, str) else hooks
+    found = {}
+    for hook in names:
+        for when, prefix in _HOOK_PREFIX.items():
+            action = hook[len(prefix):] if isinstance(hook, str) and \
+                hook.startswith(prefix) else None
+            if action in ACTIONS:
+                found.setdefault(when, []).append(action)
+                break
+        else:
+            allowed = ', '.join(prefix + action
+                                for prefix in _HOOK_PREFIX.values()
+                                for action in ACTIONS)
+            shown = _show(hook) if isinstance(hook, str) else _kind(hook)
+            raise BreakpointError('unknown hook %s (allowed: %s)'
+                                  % (shown, allowed))
+    if len(found) != 1:
+        raise BreakpointError('hooks of one breakpoint must all be pre-* '
+                              'or all post-*')
+    when, actions = found.popitem()
+    return when, tuple(actions)
+
+
 def parse_name(text: str, actions: typing.Union[str, typing.Iterable[str],
-                                                None] = None) -> Breakpoint:
+                                                None] = None,
+               when: str = BEFORE) -> Breakpoint:
     """Parse one CLI name: ``'R'`` or ``'outer/inner/R'``."""
     if not isinstance(text, str):
         raise BreakpointError(
             'a breakpoint must be a resource name, got %s' % _kind(text))
     segments = text.split(SEPARATOR)
-    return Breakpoint(tuple(segments[:-1]), segments[-1],
-                      _normalise_actions(actions))
+    return Breakpoint(tuple(segments[:-1]), segments[-1], actions, when)
 
 
 def _check_count(count: int, where: str = '') -> None:
@@ -284,7 +375,8 @@ def _check_count(count: int, where: str = '') -> None:
 
 def parse_names(names: typing.Iterable[str],
                 actions: typing.Union[str, typing.Iterable[str],
-                                      None] = None) -> list[Breakpoint]:
+                                      None] = None,
+                when: str = BEFORE) -> list[Breakpoint]:
     """Parse the values of a repeated ``--breakpoint`` option."""
     if isinstance(names, str):
         names = [names]
@@ -293,7 +385,7 @@ def parse_names(names: typing.Iterable[str],
     result = []
     seen = set()
     for name in names:
-        breakpoint = parse_name(name, actions)
+        breakpoint = parse_name(name, actions, when)
         if breakpoint.name in seen:
             raise BreakpointError(
                 'breakpoint %s is given twice' % _show(breakpoint.name))
@@ -329,6 +421,11 @@ def _parse_entry(value: object, where: str,
     if _KEY_ACTION in value and _KEY_ACTIONS in value:
         raise BreakpointError(
             "%s: give either 'action' or 'actions', not both" % where)
+    if _KEY_HOOK in value and any(key in value for key in (
+            _KEY_ACTION, _KEY_ACTIONS, _KEY_WHEN)):
+        raise BreakpointError(
+            "%s: give either 'hook' or 'when' and 'actions', not both"
+            % where)
     resource = value[_KEY_RESOURCE]
     if not isinstance(resource, str):
         raise BreakpointError(
@@ -336,11 +433,19 @@ def _parse_entry(value: object, where: str,
             'breakpoints, list them)' % (where, _kind(resource)))
     action_key = _KEY_ACTION if _KEY_ACTION in value else _KEY_ACTIONS
     try:
-        actions = _normalise_actions(value.get(action_key))
+        if _KEY_HOOK in value:
+            action_key = _KEY_HOOK
+            when, actions = from_hooks(value[_KEY_HOOK])
+        else:
+            action_key = _KEY_WHEN
+            when = _normalise_when(value.get(_KEY_WHEN))
+            action_key = _KEY_ACTION if _KEY_ACTION in value else \
+                _KEY_ACTIONS
+            actions = _normalise_actions(value.get(action_key), when)
     except BreakpointError as error:
         raise _prefixed('%s.%s' % (where, action_key), error) from None
     try:
-        breakpoint = parse_name(resource, actions)
+        breakpoint = parse_name(resource, actions, when)
     except BreakpointError as error:
         raise _prefixed(where, error) from None
     return breakpoint, _parse_native(value.get(_KEY_NATIVE), where)
@@ -369,12 +474,12 @@ def _parse_entries(value: object, where: str,
     for index, item in enumerate(value):
         item_where = '%s[%d]' % (where, index)
         breakpoint, native = _parse_entry(item, item_where, marker)
-        if breakpoint.name in first_seen:
+        if breakpoint.key in first_seen:
             raise BreakpointError(
                 '%s: breakpoint %s is already given at %s'
-                % (item_where, _show(breakpoint.name),
-                   first_seen[breakpoint.name]))
-        first_seen[breakpoint.name] = item_where
+                % (item_where, _show(breakpoint.label),
+                   first_seen[breakpoint.key]))
+        first_seen[breakpoint.key] = item_where
         entries.append((breakpoint, native))
     return entries
 
@@ -472,6 +577,8 @@ def _prune(env: dict, segments: typing.Sequence[str]) -> None:
 
 def _add_hooks(env: dict, breakpoint: Breakpoint) -> _Native:
     """Add the breakpoint's hooks; return what the user had set there."""
+    if not breakpoint.hooks:
+        return None
     entry = _registry_entry(env, breakpoint.segments, create=True)
     where = '.'.join(_registry_path(breakpoint.segments) + [_HOOKS])
     had_hooks = _HOOKS in entry
@@ -486,6 +593,8 @@ def _add_hooks(env: dict, breakpoint: Breakpoint) -> _Native:
 def _remove_hooks(env: dict, breakpoint: Breakpoint,
                   native: _Native) -> None:
     """Take back the hooks a breakpoint added, keeping the user's own."""
+    if not breakpoint.hooks:
+        return
     entry = _registry_entry(env, breakpoint.segments, create=False)
     if entry is None:
         return
@@ -559,18 +668,18 @@ def apply_to_environment(env: typing.Optional[dict],
     the old one). The input is never modified.
     """
     new_env = _copy_env(env)
-    current = dict((bp.name, (bp, native))
+    current = dict((bp.key, (bp, native))
                    for bp, native in _read_marker(new_env))
     given = set()
     for breakpoint in map(_as_breakpoint, breakpoints):
-        if breakpoint.name in given:
+        if breakpoint.key in given:
             raise BreakpointError(
-                'breakpoint %s is given twice' % _show(breakpoint.name))
-        given.add(breakpoint.name)
-        if breakpoint.name in current:
-            _remove_hooks(new_env, *current[breakpoint.name])
-        current[breakpoint.name] = (breakpoint,
-                                    _add_hooks(new_env, breakpoint))
+                'breakpoint %s is given twice' % _show(breakpoint.label))
+        given.add(breakpoint.key)
+        if breakpoint.key in current:
+            _remove_hooks(new_env, *current[breakpoint.key])
+        current[breakpoint.key] = (breakpoint,
+                                   _add_hooks(new_env, breakpoint))
         _check_count(len(current))
     _write_marker(new_env, current.values())
     return new_env
@@ -581,21 +690,29 @@ def remove_from_environment(env: typing.Optional[dict],
                                 str, Breakpoint]]) -> dict:
     """Return a new environment without the named breakpoints.
 
-    Only the hooks a breakpoint added are removed (the marker records which
-    were the user's own); mappings left empty are pruned.
+    A name removes every kind of breakpoint on it (before, after, ...); a
+    :class:`Breakpoint` only its own kind. Only the hooks a breakpoint
+    added are removed (the marker records which were the user's own);
+    mappings left empty are pruned.
     """
     new_env = _copy_env(env)
     if isinstance(names, (str, Breakpoint)):
         names = [names]
-    current = dict((bp.name, (bp, native))
+    current = dict((bp.key, (bp, native))
                    for bp, native in _read_marker(new_env))
-    for name in dict.fromkeys(_as_breakpoint(n).name for n in names):
-        if name not in current:
-            known = ', '.join(current) if current else 'none'
+    for wanted in names:
+        given = _as_breakpoint(wanted)
+        keys = [key for key in current
+                if key == given.key or (not isinstance(wanted, Breakpoint)
+                                        and key[0] == given.name)]
+        if not keys:
+            known = ', '.join(dict.fromkeys(
+                key[0] for key in current)) if current else 'none'
             raise BreakpointError(
                 'no breakpoint %s to remove (breakpoints set: %s)'
-                % (_show(name), known))
-        _remove_hooks(new_env, *current.pop(name))
+                % (_show(given.name), known))
+        for key in keys:
+            _remove_hooks(new_env, *current.pop(key))
     _write_marker(new_env, current.values())
     return new_env
 

@@ -26,7 +26,13 @@ NATIVE_CLEARED = 'Hook %(hook)s is cleared'
 
 HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
-COMMANDED = 'Breakpoint %(name)s: %(command)s in this operation'
+# What a command changed in the running operation, on the root stack.
+COMMANDED = {
+    'set': 'Breakpoint set on %(name)s for this operation',
+    'clear': 'Breakpoint on %(name)s cleared for this operation',
+    'to': 'Running to %(name)s: the other breakpoints are off for this '
+          'operation',
+}
 
 _HELD_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
@@ -38,14 +44,20 @@ SIGNAL_KEY = 'breakpoint_release'
 RELEASE_CLEAR = 'clear'
 RELEASE_STEP = 'step'
 RELEASE_CONTINUE = 'continue'
+RELEASE_RUN_TO = 'run to'
 RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
-RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE)
+RELEASE_CANCEL = 'operation cancelled'
+RELEASE_SUPERSEDED = 'superseded by a newer operation'
+RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running
 # operation without releasing anything: 'set' arms a resource, 'clear'
 # disarms one not reached yet, 'to' makes it the only one to hold.
 COMMAND_KEY = 'breakpoint_command'
+# The command's resource path below the signalled stack, when it reaches
+# into nested stacks (a resource name cannot hold '/').
+COMMAND_PATH_KEY = 'breakpoint_path'
 
 
 def held(name: str, action: str, hook: str) -> str:
@@ -63,4 +75,4 @@ def released(name: str, how: str) -> str:
 
 
 def commanded(name: str, command: str) -> str:
-    return COMMANDED % {'name': name, 'command': command}
+    return COMMANDED[command] % {'name': name}

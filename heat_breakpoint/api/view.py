@@ -16,7 +16,8 @@ request: the filter routes it here, before Heat's router, and the engine
 answers it from its database (:mod:`heat_breakpoint.engine.listing`)
 through one RPC call, instead of the client listing every resource of a
 nested tree or reading every event. ``?nested_depth=N`` limits how deep
-held resources are looked for (default: all the way down).
+held resources are looked for (default: all the way down);
+``?resource=PATH`` adds one resource described in full (``show``).
 
 Access is Heat's: the request's project must own the stack (or be admin),
 and the caller needs the ``resource:index`` policy, as to list resources.
@@ -41,6 +42,8 @@ PATH = re.compile(
 RPC_METHOD = 'breakpoint_list'
 POLICY_SCOPE, POLICY_ACTION = 'resource', 'index'
 NESTED_DEPTH = 'nested_depth'
+RESOURCE = 'resource'
+_MAX_PATH = 2600
 
 
 def match(environ) -> typing.Optional[dict]:
@@ -62,6 +65,18 @@ def _nested_depth(query: str) -> typing.Optional[int]:
             reason='%s must be a whole number from 0, got %r'
                    % (NESTED_DEPTH, text[:40]))
     return int(text)
+
+
+def _resource(query: str) -> typing.Optional[str]:
+    from heat.common import exception
+    values = urllib.parse.parse_qs(query).get(RESOURCE)
+    if not values:
+        return None
+    text = values[-1]
+    if len(text) > _MAX_PATH or not text.isprintable():
+        raise exception.Invalid(reason='%s must be a resource path'
+                                % RESOURCE)
+    return text
 
 
 def _engine_lacks_the_view(exc: Exception) -> bool:
@@ -104,8 +119,11 @@ class BreakpointsView(object):
             # Not behind Heat's context filter: let Heat answer (404).
             return None
         _authorize(cnxt, parts['tenant'])
-        kwargs = {'nested_depth': _nested_depth(environ.get('QUERY_STRING',
-                                                            ''))}
+        query = environ.get('QUERY_STRING', '')
+        kwargs = {'nested_depth': _nested_depth(query)}
+        resource = _resource(query)
+        if resource is not None:
+            kwargs['resource'] = resource
         if parts['stack_id']:
             from heat.common import identifier
             kwargs['stack_identity'] = dict(identifier.HeatIdentifier(

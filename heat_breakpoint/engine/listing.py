@@ -36,20 +36,29 @@ from heat.db import models
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
-from heat_breakpoint.engine import hold
+from heat_breakpoint.engine import commands
+from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import parking
 
 ARMED = 'armed'
 HELD = 'held'
+DISARMED = 'disarmed'
+DONE = 'done'
+WAITING = 'waiting'
 # Who holds a resource: the plugin (a breakpoint) or Heat's own hook code.
 PLUGIN_FORM = 'plugin'
 HOOK_FORM = 'hook'
+# Where a row comes from besides the decision's rules: a stock hook.
+HOOK_SOURCE = 'hook'
 
-_HOOK_ACTIONS = {hook: action for action, hook in hold.PRE_HOOKS.items()}
-_DATA_KEYS = (hold.HOLD_KEY,) + tuple(_HOOK_ACTIONS)
+_HOOK_ACTIONS = {hook: action for action, hook in parking.PRE_HOOKS.items()}
+_DATA_KEYS = (parking.HOLD_KEY,) + tuple(_HOOK_ACTIONS)
 _IN_PROGRESS = 'IN_PROGRESS'
 _STACK_COLUMNS = ('id', 'name', 'owner_id', 'parent_resource_name',
-                  'current_traversal', 'action', 'status')
+                  'current_traversal', 'action', 'status', 'created_at',
+                  'updated_at')
+_WILDCARDS = '*?['
 
 
 def find_stack(service, cnxt, stack_identity=None, stack_name=None):
@@ -75,39 +84,155 @@ def find_stack(service, cnxt, stack_identity=None, stack_name=None):
     return found
 
 
+class _Operation:
+    """Enough of a stack for :mod:`operations` to find its root operation."""
+
+    def __init__(self, db_stack, root_id, root_traversal=None):
+        self.id = db_stack.id
+        self.owner_id = db_stack.owner_id
+        self.current_traversal = db_stack.current_traversal
+        self.context = db_stack._context
+        self._root_id = root_id
+        if db_stack.owner_id and root_traversal is not None:
+            operations.remember_root(self, root_id, root_traversal)
+
+    def root_stack_id(self):
+        return self._root_id
+
+
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
-                    nested_depth=None) -> dict:
+                    nested_depth=None, resource=None) -> dict:
     """The stack and its breakpoints, as the API returns them.
 
     ``nested_depth``: how deep below the stack held resources are looked
-    for (None: all the way down).
+    for (None: all the way down). ``resource``: a resource path below the
+    stack to describe in full (``show``), under the key ``resource``.
+
+    Rows: the held resources, then the rules of the running operation
+    (:func:`decision.rules`, the engine's own), each with its ``state``
+    (armed, disarmed, done) and ``source`` (environment, set, step,
+    run-to, or hook for a stock hook set by hand).
     """
     db_stack = find_stack(service, cnxt, stack_identity, stack_name)
     if nested_depth is not None and nested_depth < 0:
         raise exception.Invalid(reason='nested_depth must be 0 or more')
     stacks = _StackRows()
     stacks.add(db_stack)
+    operations.ready()
     with db_api.get_engine().connect() as conn:
         root_id = stacks.root_id(conn, db_stack.id)
-        rows = _held(conn, root_id, db_stack, stacks, nested_depth)
-    remaining = _timeout_remaining(db_stack, root_id)
+        root = stacks.get(conn, root_id)
+        rows = _held(conn, root, db_stack, stacks, nested_depth)
+        operation = _Operation(db_stack, root_id, root['current_traversal'])
+        state = _state(root, operation, conn)
+        remaining = _timeout_remaining(db_stack, state)
+        env = db_stack.raw_template.environment or {}
+        found = decision.rules(breakpoints.from_environment(env), state) \
+            if db_stack.id == root_id else decision.rules(
+                breakpoints.from_environment(env), operations.State())
+        rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
+        rows += _hook_rows(env, found, rows, db_stack)
     for row in rows:
         row['timeout_remaining'] = remaining
-    held_names = {row['resource'] for row in rows}
+    result = {'stack': {'id': db_stack.id, 'stack_name': db_stack.name,
+                        'stack_status': '%s_%s' % (db_stack.action,
+                                                   db_stack.status)},
+              'breakpoints': rows}
+    if resource is not None:
+        from heat_breakpoint.engine import describe
+        result['resource'] = describe.resource(
+            cnxt, db_stack, resource, found, rows, root, remaining)
+    return result
+
+
+def _state(root, operation, conn) -> operations.State:
+    """What was said in the running operation; nothing once it ended."""
+    if root['status'] != _IN_PROGRESS:
+        return operations.State()
+    return operations.read(operation, conn)
+
+
+def _rule_row(rule, state, ident) -> dict:
+    bp = rule.breakpoint
+    return {
+        'resource': bp.name, 'state': state, 'source': rule.source,
+        'why': rule.why, 'when': bp.when,
+        'action': ','.join(action.upper() for action in bp.actions),
+        'held_since': '', 'timeout_remaining': '', 'hook': None,
+        'form': None, 'breakpoint': bp.name, 'stack': ident,
+        'resource_name': bp.pattern}
+
+
+def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
+    held_names = {row['resource'] for row in held_rows}
+    shown_keys = {rule.breakpoint.key for rule in found
+                  if rule.source == decision.ENVIRONMENT}
     ident = _ident(db_stack.name, db_stack.id)
-    for bp in breakpoints.armed(db_stack.raw_template.environment or {}):
-        if bp.name in held_names:
+    exact = [rule.name for rule in found
+             if not any(c in rule.name for c in _WILDCARDS)]
+    done = _done(conn, root, stacks, exact) if root['status'] == \
+        _IN_PROGRESS else set()
+    rows = []
+    for rule in found:
+        if rule.name in held_names:
             continue
-        rows.append({
-            'resource': bp.name, 'state': ARMED,
-            'action': ','.join(action.upper() for action in bp.actions),
-            'held_since': '', 'timeout_remaining': remaining,
-            'hook': None, 'form': None, 'breakpoint': bp.name,
-            'stack': ident, 'resource_name': bp.pattern})
-    return {'stack': {'id': db_stack.id, 'stack_name': db_stack.name,
-                      'stack_status': '%s_%s' % (db_stack.action,
-                                                 db_stack.status)},
-            'breakpoints': rows}
+        if (rule.exact and not rule.armed and
+                rule.source == decision.ENVIRONMENT and
+                rule.breakpoint.key in shown_keys):
+            continue  # a clear of a breakpoint the environment names
+        state = ARMED if rule.armed else DISARMED
+        if rule.armed and rule.name in done:
+            state = DONE
+        row = _rule_row(rule, state, ident)
+        if rule.source != decision.ENVIRONMENT and \
+                root['status'] == _IN_PROGRESS:
+            # Said during the operation: it applies to its action.
+            row['action'] = root['action']
+        if rule.first_only:
+            row['why'] = 'the first resources of %s' % breakpoints.SEPARATOR \
+                .join(rule.breakpoint.path)
+        rows.append(row)
+    return rows
+
+
+def _hook_rows(env, found, held_rows, db_stack) -> list:
+    """Pre-* hooks set by hand: stock Heat holds there, whatever is said."""
+    marked = {rule.name for rule in found
+              if rule.source == decision.ENVIRONMENT}
+    held_names = {row['resource'] for row in held_rows}
+    ident = _ident(db_stack.name, db_stack.id)
+    rows = []
+    for bp in breakpoints.armed(env):
+        if bp.name in marked or bp.name in held_names:
+            continue
+        row = _rule_row(decision.Rule(bp, HOOK_SOURCE), ARMED, ident)
+        rows.append(row)
+    return rows
+
+
+def _done(conn, root, stacks, paths) -> set:
+    """Which of these resource paths are done in the running operation."""
+    if not paths:
+        return set()
+    resource = models.Resource.__table__
+    names = {path.split(breakpoints.SEPARATOR)[-1] for path in paths}
+    found = conn.execute(
+        sa.select(resource.c.name, resource.c.stack_id, resource.c.action,
+                  resource.c.status, resource.c.updated_at,
+                  resource.c.created_at)
+        .where(resource.c.root_stack_id == root['id'],
+               resource.c.name.in_(sorted(names)))).all()
+    started = commands.root_started_row(root)
+    wanted = set(paths)
+    done = set()
+    for row in found:
+        path = stacks.path_below(conn, root['id'], row.stack_id, row.name)
+        name = breakpoints.SEPARATOR.join(path) if path else None
+        if name in wanted and decision.is_done(
+                root['action'], row.action, row.status,
+                row.updated_at or row.created_at, started):
+            done.add(name)
+    return done
 
 
 def _ident(name, stack_id) -> str:
@@ -153,7 +278,8 @@ class _StackRows:
         return tuple(reversed(path))
 
 
-def _held(conn, root_id, db_stack, stacks, nested_depth) -> list:
+def _held(conn, root, db_stack, stacks, nested_depth) -> list:
+    root_id = root['id']
     resource = models.Resource.__table__
     data = models.ResourceData.__table__
     found = conn.execute(
@@ -169,7 +295,7 @@ def _held(conn, root_id, db_stack, stacks, nested_depth) -> list:
         by_resource.setdefault(row.id, []).append(row)
     rows = []
     for entries in by_resource.values():
-        row = _held_row(conn, db_stack, stacks, entries)
+        row = _held_row(conn, root, db_stack, stacks, entries)
         if row is None:
             continue
         depth = len(row.pop('path')) - 1
@@ -178,7 +304,7 @@ def _held(conn, root_id, db_stack, stacks, nested_depth) -> list:
     return rows
 
 
-def _held_row(conn, db_stack, stacks, entries):
+def _held_row(conn, root, db_stack, stacks, entries):
     first = entries[0]
     owner = stacks.get(conn, first.stack_id)
     if owner is None:
@@ -187,16 +313,23 @@ def _held_row(conn, db_stack, stacks, entries):
     if path is None:
         return None
     values = {entry.key: entry for entry in entries}
-    record = _record(values.get(hold.HOLD_KEY))
+    record = _record(values.get(parking.HOLD_KEY))
+    extra = {}
     if record is not None:
         traversal = record.get('traversal')
         if traversal is not None and traversal != owner['current_traversal']:
             return None  # left by an operation a newer one replaced
+        if record.get('root_traversal', root['current_traversal']) != \
+                root['current_traversal']:
+            return None  # a nested stack the newer operation not reached
         if traversal is None and owner['status'] != _IN_PROGRESS:
             return None
         action, hook = record['action'], record['hook']
         name, form = record['breakpoint'], PLUGIN_FORM
         since = _isotime(record.get('since'))
+        extra = {'source': record.get('source', decision.ENVIRONMENT),
+                 'actions': ','.join(record.get('actions') or [action]),
+                 'when': record.get('when', breakpoints.BEFORE)}
     else:
         # A stock hook: Heat flags it in the resource's data while it waits.
         flags = [entry for key, entry in values.items()
@@ -210,11 +343,15 @@ def _held_row(conn, db_stack, stacks, entries):
             return None
         name, form = breakpoints.SEPARATOR.join(path), HOOK_FORM
         since = _isotime(flag.updated_at or flag.created_at)
-    return {'resource': breakpoints.SEPARATOR.join(path), 'path': path,
-            'state': HELD, 'action': action, 'held_since': since,
-            'timeout_remaining': '', 'hook': hook, 'form': form,
-            'breakpoint': name, 'stack': _ident(owner['name'], owner['id']),
-            'resource_name': first.name}
+        extra = {'source': HOOK_SOURCE, 'actions': action,
+                 'when': breakpoints.BEFORE}
+    row = {'resource': breakpoints.SEPARATOR.join(path), 'path': path,
+           'state': HELD, 'action': action, 'held_since': since,
+           'timeout_remaining': '', 'hook': hook, 'form': form,
+           'breakpoint': name, 'stack': _ident(owner['name'], owner['id']),
+           'resource_name': first.name, 'why': ''}
+    row.update(extra)
+    return row
 
 
 def _record(entry):
@@ -238,21 +375,7 @@ def _isotime(value) -> str:
     return heat_timeutils.isotime(value)
 
 
-class _Operation:
-    """Enough of a stack for :func:`operations.paused_seconds`."""
-
-    def __init__(self, db_stack, root_id):
-        self.id = db_stack.id
-        self.owner_id = db_stack.owner_id
-        self.current_traversal = db_stack.current_traversal
-        self.context = db_stack._context
-        self._root_id = root_id
-
-    def root_stack_id(self):
-        return self._root_id
-
-
-def _timeout_remaining(db_stack, root_id) -> str:
+def _timeout_remaining(db_stack, state) -> str:
     """Time left before Heat times the operation out, ``H:MM:SS``.
 
     As Heat counts it: from the operation's start, the stack's timeout or
@@ -265,9 +388,9 @@ def _timeout_remaining(db_stack, root_id) -> str:
              else cfg.CONF.stack_action_timeout)
     started = db_stack.updated_at or db_stack.created_at
     elapsed = (timeutils.utcnow() - started).total_seconds()
-    if (hold.enabled() and db_stack.convergence and
+    if (decision.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
-        elapsed -= operations.paused_seconds(_Operation(db_stack, root_id))
+        elapsed -= state.paused()
     seconds = max(0, int(limit - elapsed))
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                              seconds % 60)

@@ -52,6 +52,40 @@ STEP = 'step'
 STEP_INTO = 'into'  # the first resources of the nested stack at this path
 SET = 'set'
 CLEAR = 'clear'
+# A target's kind may name the hold's ``when`` (``set@after``); a cleared
+# one the kind it had (``clear:set``). Both fit the kind column.
+_WHEN_MARK, _ORIGIN_MARK = '@', ':'
+_KIND_LENGTH = 16
+_BEFORE = 'before'
+
+
+def kind_of(base: str, when: str = _BEFORE) -> str:
+    """The stored kind of a target: ``set``, ``set@after``, ..."""
+    return base if when == _BEFORE else base + _WHEN_MARK + when
+
+
+def split_kind(kind: str) -> tuple:
+    """``(base kind, when)`` of a stored kind."""
+    head, _mark, when = kind.partition(_WHEN_MARK)
+    return head.partition(_ORIGIN_MARK)[0], when or _BEFORE
+
+
+def cleared_origin(kind: str):
+    """What a cleared target was before its clear (``set``...), or None."""
+    head = kind.partition(_WHEN_MARK)[0]
+    return head.partition(_ORIGIN_MARK)[2] or None
+
+
+def _cleared(previous, when: str) -> str:
+    if previous is None:
+        return kind_of(CLEAR, when)
+    base, when = split_kind(previous)
+    if base in (SET, STEP, RUN_TO):
+        kind = kind_of(CLEAR + _ORIGIN_MARK + base, when)
+        if len(kind) <= _KIND_LENGTH:
+            return kind
+    return kind_of(CLEAR, when)
+
 
 _metadata = sa.MetaData()
 operations = sa.Table(
@@ -103,6 +137,11 @@ def _engine():
             _metadata.create_all(engine, checkfirst=True)
         _ready_engines.add(id(engine))
     return engine
+
+
+def ready() -> None:
+    """Make sure our tables exist (before a caller opens a connection)."""
+    _engine()
 
 
 def _retry_races(func):
@@ -159,10 +198,15 @@ def _where(table, key):
 
 @_retry_races
 def mark(stack, mode: str = CONTINUE) -> None:
-    """Record how the user wants the running operation to go on."""
+    """Record how the user wants the running operation to go on.
+
+    ``continue`` and ``continue --to`` end what was said before them:
+    the targets go (``--to`` then adds its own).
+    """
     forget(stack)
     key = root_operation(stack)
     with _engine().begin() as conn:
+        conn.execute(targets.delete().where(_where(targets, key)))
         found = conn.execute(sa.select(operations.c.mode).where(
             _where(operations, key)).with_for_update()).first()
         if found is None:
@@ -183,14 +227,19 @@ def add_targets(stack, paths, kind: str) -> None:
         for path in paths:
             where = sa.and_(_where(targets, key),
                             targets.c.path_digest == _digest(path))
-            if conn.execute(sa.select(targets.c.kind).where(
-                    where).with_for_update()).first() is None:
+            found = conn.execute(sa.select(targets.c.kind).where(
+                where).with_for_update()).first()
+            stored = kind
+            if split_kind(kind)[0] == CLEAR:
+                stored = _cleared(found.kind if found else None,
+                                  split_kind(kind)[1])
+            if found is None:
                 conn.execute(targets.insert().values(
                     root_stack_id=key[0], traversal=key[1],
-                    path_digest=_digest(path), path=path, kind=kind))
+                    path_digest=_digest(path), path=path, kind=stored))
             else:
                 conn.execute(targets.update().where(where).values(
-                    kind=kind))
+                    kind=stored))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -234,12 +283,19 @@ _STATE_QUERY = sa.union_all(
 )
 
 
-def read(stack) -> State:
-    """The running operation's mode, targets and pause clock, now."""
+def read(stack, conn=None) -> State:
+    """The running operation's mode, targets and pause clock, now.
+
+    ``conn``: a connection of the caller's to read through (on SQLite a
+    second one would wait for the caller's lock).
+    """
     key = root_operation(stack)
-    with _engine().connect() as conn:
-        rows = conn.execute(_STATE_QUERY, {'root_stack_id': key[0],
-                                           'traversal': key[1]}).all()
+    params = {'root_stack_id': key[0], 'traversal': key[1]}
+    if conn is not None:
+        rows = conn.execute(_STATE_QUERY, params).all()
+    else:
+        with _engine().connect() as conn:
+            rows = conn.execute(_STATE_QUERY, params).all()
     found = {'targets': {}}
     for row in rows:
         if row.source == 'pause':

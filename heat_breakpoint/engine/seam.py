@@ -15,11 +15,14 @@ Under the convergence engine Heat never calls lifecycle plugins for
 create, update or delete, so the plugin installs its hold here: each
 resource's ``create_convergence``, ``update_convergence`` and
 ``delete_convergence`` first asks :mod:`heat_breakpoint.engine.hold`
-whether to park. The same module answers Heat's own hook check
-(``Resource._break_if_required``) for breakpoints, hears releases on
-Heat's resource-signal channel (``Resource._unset_hook``, with the
-caller's context taken from ``EngineService.resource_signal``), and takes
-time held at breakpoints off the stack's clock (``Stack.time_elapsed``).
+whether to park (:mod:`heat_breakpoint.engine.parking`, which asks
+:mod:`heat_breakpoint.engine.decision`). The same modules answer Heat's
+own hook check (``Resource._break_if_required``) for breakpoints, hear
+releases on Heat's resource-signal channel (``Resource._unset_hook``,
+with the caller's context taken from ``EngineService.resource_signal``,
+which also carries our commands to :mod:`heat_breakpoint.engine.commands`),
+and take time held at breakpoints off the stack's clock
+(``Stack.time_elapsed``, :mod:`heat_breakpoint.engine.deadlines`).
 It also adds one engine RPC method, ``breakpoint_list``, which answers the
 API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
@@ -118,19 +121,23 @@ def install() -> bool:
         from heat.engine import stack
         _check(resource.Resource, stack.Stack, service.EngineService,
                check_resource)
-        from heat_breakpoint.engine import hold
+        from heat_breakpoint.engine import commands
+        from heat_breakpoint.engine import deadlines
+        from heat_breakpoint.engine import decision
+        from heat_breakpoint.engine import events
+        from heat_breakpoint.engine import parking
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
-    _wrap(resource.Resource, hold)
-    _wrap_stack(stack.Stack, hold)
-    _wrap_service(service.EngineService, hold)
+    _wrap(resource.Resource, decision, parking, events)
+    _wrap_stack(stack.Stack, deadlines)
+    _wrap_service(service.EngineService, parking, deadlines, commands)
     _installed = True
     return True
 
 
-def _wrap(cls, hold) -> None:
+def _wrap(cls, decision, parking, events) -> None:
     create = cls.create_convergence
     update = cls.update_convergence
     delete = cls.delete_convergence
@@ -142,7 +149,7 @@ def _wrap(cls, hold) -> None:
     @functools.wraps(create)
     def create_convergence(self, template_id, requires, engine_id,
                            timeout, progress_callback=None):
-        hold.park_if_required(self, 'CREATE', lambda: self.properties)
+        parking.park_if_required(self, 'CREATE', lambda: self.properties)
         return create(self, template_id, requires, engine_id, timeout,
                       progress_callback)
 
@@ -152,45 +159,49 @@ def _wrap(cls, hold) -> None:
         def properties():
             defn = new_stack.defn.resource_definition(self.name)
             return defn.properties(self.properties_schema, self.context)
-        hold.park_if_required(self, 'UPDATE', properties)
+        parking.park_if_required(self, 'UPDATE', properties)
         return update(self, template_id, new_requires, engine_id, timeout,
                       new_stack, progress_callback)
 
     @functools.wraps(delete)
     def delete_convergence(self, template_id, engine_id, timeout,
                            progress_callback=None):
-        if self.current_template_id != template_id:
-            hold.park_if_required(self, 'DELETE', lambda: self.properties)
+        # The inputs as stored: a stack being deleted has no template to
+        # resolve them from.
+        parking.park_if_required(
+            self, 'DELETE',
+            lambda: self._stored_properties_data or self.properties,
+            eligible=self.current_template_id != template_id)
         return delete(self, template_id, engine_id, timeout,
                       progress_callback)
 
     @functools.wraps(break_if_required)
     def _break_if_required(self, action, hook):
         bp = None
-        if hook == hold.PRE_HOOKS.get(action):
-            bp = hold.find_breakpoint(self, action)
+        if hook == parking.PRE_HOOKS.get(action):
+            bp = decision.find_breakpoint(self, action)
         if bp is None:
             yield from break_if_required(self, action, hook)
         elif not self.stack.convergence:
-            yield from hold.hold_cooperatively(self, action, bp)
+            yield from parking.hold_cooperatively(self, action, bp)
         # Under convergence the *_convergence wrapper has held already.
 
     @functools.wraps(unset_hook)
     def _unset_hook(self, details):
         unset_hook(self, details)
-        hold.release(self, details)
+        parking.release(self, details)
 
     @functools.wraps(signal_check_action)
     def _signal_check_action(self):
         # A resource held before DELETE reads DELETE_IN_PROGRESS, an action
         # during which Heat refuses signals: let its release through.
-        if self.action in self.no_signal_actions and hold.is_parked(self):
+        if self.action in self.no_signal_actions and parking.is_parked(self):
             return
         return signal_check_action(self)
 
     @functools.wraps(add_event)
     def _add_event(self, action, status, reason):
-        hold.add_event(self, action, status, reason, add_event)
+        events.add_event(self, action, status, reason, add_event)
 
     cls.create_convergence = create_convergence
     cls.update_convergence = update_convergence
@@ -201,14 +212,14 @@ def _wrap(cls, hold) -> None:
     cls._add_event = _add_event
 
 
-def _wrap_service(cls, hold) -> None:
+def _wrap_service(cls, parking, deadlines, commands) -> None:
     resource_signal = cls.resource_signal
     start = cls.start
 
     @functools.wraps(start)
     def started(self):
         result = start(self)
-        hold.watch_deadlines()
+        deadlines.watch_deadlines()
         return result
 
     @functools.wraps(resource_signal)
@@ -216,49 +227,40 @@ def _wrap_service(cls, hold) -> None:
                 sync_call=False):
         if isinstance(details, dict) and reasons.COMMAND_KEY in details:
             return _command(self, cnxt, stack_identity, resource_name,
-                            details[reasons.COMMAND_KEY])
-        token = hold.request_context.set(cnxt)
+                            details)
+        token = parking.request_context.set(cnxt)
         try:
             return resource_signal(self, cnxt, stack_identity,
                                    resource_name, details, sync_call)
         finally:
-            hold.request_context.reset(token)
+            parking.request_context.reset(token)
 
-    def _command(service, cnxt, stack_identity, resource_name, kind):
+    def _command(service, cnxt, stack_identity, resource_name, details):
         from heat.common import exception
+        from heat.engine import stack as parser
         import oslo_messaging
         try:
-            return _run_command(service, cnxt, stack_identity,
-                                resource_name, kind)
+            stack = parser.Stack.load(
+                cnxt, stack=service._get_stack(cnxt, stack_identity))
+            # The path may reach below resources that do not exist yet.
+            path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
+            return commands.command(stack, str(path),
+                                    details[reasons.COMMAND_KEY])
         except exception.HeatException:
             # As Heat's own request_context does: an expected error goes
             # back to the caller without a traceback in the engine log.
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
-    def _run_command(service, cnxt, stack_identity, resource_name, kind):
-        from heat.common import exception
-        from heat.engine import stack as parser
-        if kind not in hold.COMMANDS:
-            raise exception.Invalid(reason='unknown breakpoint command %r '
-                                    '(known: %s)' % (kind, ', '.join(
-                                        hold.COMMANDS)))
-        stack = parser.Stack.load(
-            cnxt, stack=service._get_stack(cnxt, stack_identity))
-        rsrc = stack.resource_get(resource_name)
-        if rsrc is None:
-            raise exception.ResourceNotFound(resource_name=resource_name,
-                                             stack_name=stack.name)
-        return hold.command(rsrc, kind)
-
     def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
-                        nested_depth=None):
+                        nested_depth=None, resource=None):
         from heat.common import exception
         import oslo_messaging
 
         from heat_breakpoint.engine import listing
         try:
             return listing.breakpoint_list(self, cnxt, stack_identity,
-                                           stack_name, nested_depth)
+                                           stack_name, nested_depth,
+                                           resource)
         except exception.HeatException:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
@@ -267,12 +269,12 @@ def _wrap_service(cls, hold) -> None:
     setattr(cls, LIST_METHOD, breakpoint_list)
 
 
-def _wrap_stack(cls, hold) -> None:
+def _wrap_stack(cls, deadlines) -> None:
     time_elapsed = cls.time_elapsed
 
     @functools.wraps(time_elapsed)
     def wrapped(self):
         # Heat's timeout checks all go through here.
-        return hold.time_elapsed(self, time_elapsed(self))
+        return deadlines.time_elapsed(self, time_elapsed(self))
 
     cls.time_elapsed = wrapped

@@ -21,13 +21,10 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 
-LIST_COLUMNS = ('Resource', 'Action', 'State', 'Held Since',
-                'Timeout Remaining')
+LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
+                'Held Since', 'Timeout Remaining')
 RELEASE_COLUMNS = ('Resource', 'Action', 'Result')
-SHOW_FIELDS = ('resource', 'stack', 'breakpoint', 'actions', 'state',
-               'action', 'held_since', 'timeout_remaining',
-               'resource_status', 'resource_status_reason', 'inputs',
-               'requires', 'required_by', 'event')
+SHOW_FIELDS = bp_v1.SHOW_KEYS
 STOCK_NOTE = _('Note: this Heat has no breakpoint plugin: the remaining '
                'breakpoints of this operation still hold')
 
@@ -68,7 +65,8 @@ def _release_rows(rows, how):
 @_user_errors
 def list_breakpoints(client, args):
     rows = _manager(client).list(args.stack, args.nested_depth)
-    return LIST_COLUMNS, [tuple(row[key] for key in bp_v1.COLUMNS)
+    return LIST_COLUMNS, [tuple(bp_v1.row_value(row, key)
+                                for key in bp_v1.COLUMNS)
                           for row in rows]
 
 
@@ -76,8 +74,8 @@ def list_breakpoints(client, args):
 def show_breakpoint(client, args):
     shown = _manager(client).show(args.stack, args.resource)
     shown['inputs'] = format_columns.DictColumn(shown['inputs'] or {})
-    for key in ('requires', 'required_by'):
-        shown[key] = format_columns.ListColumn(shown[key])
+    for key in ('requires', 'required_by', 'next'):
+        shown[key] = format_columns.ListColumn(shown[key] or [])
     return SHOW_FIELDS, tuple(shown[key] for key in SHOW_FIELDS)
 
 
@@ -97,8 +95,8 @@ def continue_breakpoints(client, args):
 
 @_user_errors
 def set_breakpoint(client, args):
-    _manager(client).set(args.stack, args.resource)
-    return RELEASE_COLUMNS, [(args.resource, '', 'armed')]
+    result = _manager(client).set(args.stack, args.resource)
+    return RELEASE_COLUMNS, [(args.resource, '', result)]
 
 
 @_user_errors

@@ -60,7 +60,27 @@ DEFAULT_TIMEOUT_MINS = 60
 # Heat's default max_nested_stack_depth.
 HELD_SEARCH_DEPTH = 5
 
-COLUMNS = ('resource', 'action', 'state', 'held_since', 'timeout_remaining')
+COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
+           'held_since', 'timeout_remaining')
+SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
+             'why', 'source', 'action', 'held_since', 'timeout_remaining',
+             'resource_status', 'resource_status_reason', 'inputs',
+             'requires', 'required_by', 'next', 'event')
+# What the view's rows and resources may say besides held and armed.
+DISARMED = 'disarmed'
+DONE = 'done'
+WAITING = 'waiting'
+# What set and clear report when there was nothing to change.
+ALREADY_HELD = 'already held'
+ALREADY_ARMED = 'already armed'
+ALREADY_DISARMED = 'already disarmed'
+
+
+def row_value(row, key):
+    """A row's value; rows of an older server lack the newer keys."""
+    if key == 'when':
+        return row.get(key) or breakpoints.BEFORE
+    return row.get(key) or ''
 
 
 def depth_argument(text):
@@ -88,6 +108,20 @@ StackSummary = collections.namedtuple('StackSummary',
 
 def _error(message, **values):
     return exceptions.BreakpointCommandError(message % values)
+
+
+def _server_words(exc):
+    """What the server said, without heatclient's ``ERROR:`` prefix."""
+    text = exceptions.one_line(exc)
+    return text[len('ERROR: '):] if text.startswith('ERROR: ') else text
+
+
+def _is_pattern(name):
+    return any(c in name for c in '*?[')
+
+
+def _running(stack):
+    return (stack.stack_status or '').endswith('_IN_PROGRESS')
 
 
 def _ident(stack):
@@ -232,20 +266,34 @@ class BreakpointManager:
         """Breakpoints of the stored environment, hand-set pre-hooks too."""
         return breakpoints.armed(self.client.stacks.environment(stack_ident))
 
-    def view(self, stack, nested_depth=None):
+    def view(self, stack, nested_depth=None, resource=None, full=False):
         """``(stack, rows)`` from the server's breakpoints view, or None.
 
         None when the server has no such view (stock Heat, or heat-api
         without our filter): the caller then works the rows out itself.
+        With ``resource`` (a path), ``full`` gives ``(stack, rows,
+        described resource)``; the server refuses a path that cannot
+        name a resource of the stack's tree, with the closest names.
         """
         path = '/stacks/%s/breakpoints' % urllib.parse.quote(stack, safe='/')
+        query = {}
         if nested_depth is not None:
-            path += '?nested_depth=%d' % nested_depth
+            query['nested_depth'] = str(nested_depth)
+        if resource is not None:
+            query['resource'] = resource
+        if query:
+            path += '?' + urllib.parse.urlencode(query)
         try:
             body = self.client.http_client.get(path).json()
         except heat_exc.HTTPNotFound:
             # A missing stack, or no view here: the fallback tells which.
             return None
+        except heat_exc.HTTPBadRequest as exc:
+            if resource is None:
+                raise _error(_('Cannot list breakpoints of %(stack)s: '
+                               '%(reason)s'), stack=stack,
+                             reason=_server_words(exc))
+            raise _error('%(reason)s', reason=_server_words(exc))
         except heat_exc.HTTPException as exc:
             raise _error(_('Cannot list breakpoints of %(stack)s: '
                            '%(reason)s'), stack=stack,
@@ -255,9 +303,23 @@ class BreakpointManager:
         if not isinstance(body, dict) or 'breakpoints' not in body:
             return None
         found = body.get('stack') or {}
-        return (StackSummary(found.get('id'), found.get('stack_name'),
-                             found.get('stack_status')),
-                list(body['breakpoints']))
+        summary = StackSummary(found.get('id'), found.get('stack_name'),
+                               found.get('stack_status'))
+        if full:
+            return summary, list(body['breakpoints']), body.get('resource')
+        return summary, list(body['breakpoints'])
+
+    def describe(self, stack, name):
+        """``(stack, rows, resource)`` from the view, or None without it.
+
+        ``resource`` says what the running operation does at ``name``:
+        its ``state`` (held, armed, disarmed, done, waiting), the rule
+        that decides it, its inputs if held, its neighbours.
+        """
+        found = self.view(stack, resource=name, full=True)
+        if found is None or found[2] is None:
+            return None
+        return found
 
     def current(self, stack, nested_depth=None):
         """``(stack, rows)``: held rows first, then armed ones."""
@@ -410,7 +472,20 @@ class BreakpointManager:
                      name=name, stack=stack_ident.split('/')[0])
 
     def show(self, stack, name):
-        """One breakpoint: state, the hit's inputs (masked), neighbours."""
+        """One resource: what the operation does there, inputs, neighbours.
+
+        The view describes it (held, armed, disarmed, done; the rule that
+        decides it; the hit's inputs as the engine masked them). Without
+        the view it is worked out from the resource and event lists.
+        """
+        described = self.describe(stack, name)
+        if described is not None:
+            st, _rows, found = described
+            if found['state'] == WAITING:
+                raise _error(_('No breakpoint on %(name)s in stack '
+                               '%(stack)s'), name=name,
+                             stack=st.stack_name)
+            return {key: found.get(key) for key in SHOW_KEYS}
         st = self.get_stack(stack)
         ident = _ident(st)
         armed = self.armed(ident)
@@ -426,6 +501,7 @@ class BreakpointManager:
         result = {
             'resource': res.path_name,
             'stack': res.stack,
+            'source': '', 'why': '', 'when': '', 'next': [],
             'breakpoint': (row and row['breakpoint']) or (
                 matching[0].name if matching else ''),
             'actions': ','.join(action.upper() for bp in matching[:1]
@@ -480,14 +556,17 @@ class BreakpointManager:
         """Release held resources (all, or the one at ``name``)."""
         if rows is None:
             rows = self.held_now(stack)[1]
+        held = [row['resource'] for row in rows]
         if name is not None:
             rows = [row for row in rows if row['resource'] == name]
         if not rows:
             if name is None:
                 raise _error(_('Nothing is held in stack %(stack)s'),
                              stack=stack)
-            raise _error(_('Nothing is held at %(name)s in stack %(stack)s'),
-                         name=name, stack=stack)
+            self.describe(stack, name)  # a name that cannot exist: say so
+            raise _error(_('Nothing is held at %(name)s in stack %(stack)s'
+                           ' (held: %(held)s)'), name=name, stack=stack,
+                         held=', '.join(held) or _('nothing'))
         for row in rows:
             self._signal(row, how)
         return rows
@@ -514,35 +593,77 @@ class BreakpointManager:
             return self.release(stack, how=reasons.RELEASE_CONTINUE,
                                 rows=rows)
         self._require_plugin(rows, 'continue --to')
+        found = self._runtime_state(stack, to, 'continue --to')
+        if found is not None and found['state'] == DONE:
+            raise _error(_('%(name)s is already done in this operation: '
+                           'nothing released'), name=to)
         self.command(st, to, 'to')
         rows = [row for row in rows if row['resource'] != to]
         for row in rows:
-            self._signal(row, reasons.RELEASE_CLEAR)
+            self._signal(row, reasons.RELEASE_RUN_TO)
         return rows
 
+    def _runtime_state(self, stack, name, what):
+        """What the running operation does at ``name`` (the view's word).
+
+        Refuses when nothing is running, or when ``name`` cannot name a
+        resource of the stack's tree. None without the view.
+        """
+        described = self.describe(stack, name)
+        if described is None:
+            # No view: the resource must exist now, as stock Heat needs.
+            self._find(_ident(self.get_stack(stack)), name, None)
+            return None
+        st, _rows, found = described
+        if not _running(st):
+            raise _error(_('Nothing is running in stack %(stack)s '
+                           '(%(status)s): %(what)s applies to a running '
+                           'operation'), stack=st.stack_name,
+                         status=st.stack_status, what=what)
+        return found
+
     def command(self, stack, name, kind):
-        """Change the running operation at ``name``: set, clear or to."""
+        """Change the running operation at ``name``: set, clear or to.
+
+        Sent to the stack the user named with the resource's path, which
+        may reach into nested stacks the operation has not reached yet.
+        """
         st = stack if hasattr(stack, 'stack_status') else \
             self.get_stack(stack)
-        res, _tree = self._find(_ident(st), name, None)
+        bp = breakpoints.parse_name(name)
+        if _is_pattern(name) and kind != 'clear':
+            raise _error(_('%(name)s is a pattern: give one resource path'),
+                         name=name)
         try:
             self.client.resources.signal(
-                stack_id=res.stack, resource_name=res.name,
-                data={reasons.COMMAND_KEY: kind})
+                stack_id=_ident(st), resource_name=bp.segments[0],
+                data={reasons.COMMAND_KEY: kind,
+                      reasons.COMMAND_PATH_KEY: name})
         except heat_exc.HTTPException as exc:
-            raise _error(_('Cannot %(kind)s %(name)s: %(reason)s'),
-                         kind=kind, name=name,
-                         reason=exceptions.one_line(exc))
+            raise _error('%(reason)s', reason=_server_words(exc))
 
     def set(self, stack, name):
-        """Arm a breakpoint at ``name`` in the running operation."""
+        """Arm a breakpoint at ``name`` in the running operation.
+
+        Returns ``'armed'``, or ``'already held'`` / ``'already armed'``
+        when there was nothing to do; refuses a resource already done.
+        """
         st = self.get_stack(stack)
-        if not (st.stack_status or '').endswith('_IN_PROGRESS'):
+        if not _running(st):
             raise _error(_('Stack %(stack)s has no operation in progress: '
                            'use "openstack stack update --existing '
                            '--breakpoint %(name)s" for the next one'),
                          stack=st.stack_name, name=name)
+        found = self._runtime_state(_ident(st), name, 'set')
+        if found is not None:
+            if found['state'] == DONE:
+                raise _error(_('%(name)s is already done in this '
+                               'operation: a breakpoint there would never '
+                               'hold'), name=name)
+            if found['state'] in (HELD, ARMED):
+                return 'already ' + found['state']
         self.command(st, name, 'set')
+        return ARMED
 
     def clear(self, stack, name):
         """Release the resource held at ``name``, or disarm ``name``.
@@ -558,11 +679,27 @@ class BreakpointManager:
         if rows:
             return self.release(stack, name, reasons.RELEASE_CLEAR,
                                 rows), 'released'
+        if _running(st) and not _is_pattern(name):
+            described = self.describe(ident, name)
+            if described is not None:
+                state = described[2]['state']
+                if state == DISARMED:
+                    return [], ALREADY_DISARMED
+                if state == DONE:
+                    raise _error(_('%(name)s is already done in this '
+                                   'operation: nothing to clear'),
+                                 name=name)
+                if state != ARMED:
+                    raise _error(_('No breakpoint on %(name)s in stack '
+                                   '%(stack)s'), name=name,
+                                 stack=st.stack_name)
+                self.command(st, name, 'clear')
+                return [], 'disarmed'
         if name not in {row['breakpoint'] for row in found
                         if row['state'] == ARMED}:
             raise _error(_('No breakpoint %(name)s in stack %(stack)s'),
                          name=name, stack=st.stack_name)
-        if (st.stack_status or '').endswith('_IN_PROGRESS'):
+        if _running(st):
             self.command(st, name, 'clear')
             return [], 'disarmed'
         self.update_environment(ident, remove=[name])

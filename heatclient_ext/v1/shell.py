@@ -125,6 +125,8 @@ def _print_rows(rows, fields, fmt):
 def do_breakpoint_list(hc, args):
     """List the armed and held breakpoints of a stack."""
     rows = bp_v1.BreakpointManager(hc).list(args.stack, args.nested_depth)
+    rows = [{key: bp_v1.row_value(row, key) for key in bp_v1.COLUMNS}
+            for row in rows]
     _print_rows(rows, bp_v1.COLUMNS, args.format)
 
 
@@ -141,7 +143,8 @@ def do_breakpoint_show(hc, args):
     utils.print_dict(shown, formatters={
         'inputs': utils.json_formatter,
         'requires': utils.newline_list_formatter,
-        'required_by': utils.newline_list_formatter})
+        'required_by': utils.newline_list_formatter,
+        'next': utils.newline_list_formatter})
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
@@ -159,8 +162,12 @@ def do_breakpoint_step(hc, args):
            help=_('Resource path where to arm a breakpoint.'))
 def do_breakpoint_set(hc, args):
     """Arm a breakpoint in the operation that is running now."""
-    bp_v1.BreakpointManager(hc).set(args.stack, args.resource)
-    print(_('Armed %s') % args.resource)
+    result = bp_v1.BreakpointManager(hc).set(args.stack, args.resource)
+    if result == bp_v1.ARMED:
+        print(_('Armed %s') % args.resource)
+    else:
+        print(_('%(resource)s: %(result)s') % {'resource': args.resource,
+                                               'result': result})
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
@@ -190,5 +197,7 @@ def do_breakpoint_clear(hc, args):
     elif result == 'disarmed':
         print(_('Disarmed breakpoint %s for this operation')
               % args.resource)
+    elif result == bp_v1.ALREADY_DISARMED:
+        print(_('%s: already disarmed') % args.resource)
     else:
         print(_('Removed breakpoint %s') % args.resource)

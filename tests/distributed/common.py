@@ -166,7 +166,7 @@ def released_events(hc, stack, name, how):
 # -- log evidence -------------------------------------------------------------
 
 def hold_line(name, action='CREATE'):
-    """What hold.py logs in the engine that parked a hold."""
+    """What parking.py logs in the engine that parked a hold."""
     return 'Breakpoint %s reached: %s held before %s' % (name, name, action)
 
 

@@ -34,8 +34,15 @@ def view(heat_server, stack, query='', project='admin', **headers):
         heat_server.url, project, stack, query), headers=headers, timeout=30)
 
 
+# What the client works out without the view; the view says more
+# (source, why, when, actions), which the fallback cannot know.
+SHARED_KEYS = ('resource', 'action', 'state', 'held_since', 'hook', 'form',
+               'breakpoint', 'stack', 'resource_name')
+
+
 def without_timeout(rows):
-    return sorted((dict(row, timeout_remaining=None) for row in rows),
+    return sorted(({key: row.get(key) for key in SHARED_KEYS}
+                   for row in rows),
                   key=lambda row: (row['state'], row['resource']))
 
 

@@ -262,7 +262,7 @@ class TestFaults(object):
         assert response.content_type == 'application/json'
         assert fault_message(response) == (
             "environment: breakpoints[2]: unknown key 'actoin' "
-            "(allowed: resource, action, actions)")
+            "(allowed: resource, action, actions, when, hook)")
 
     def test_unknown_resource_lists_names(self):
         response, downstream = send({

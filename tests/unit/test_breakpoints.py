@@ -115,7 +115,7 @@ class TestErrors(object):
         message = _raises(bp.parse_section, [
             'a', 'b', {'resource': 'c', 'actoin': 'update'}])
         assert message == ("breakpoints[2]: unknown key 'actoin' "
-                           "(allowed: resource, action, actions)")
+                           "(allowed: resource, action, actions, when, hook)")
 
     def test_user_cannot_write_marker_only_keys(self):
         message = _raises(bp.parse_section,

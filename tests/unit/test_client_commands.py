@@ -67,10 +67,12 @@ def osc(heat, verb, *argv):
 def test_list_json(heat):
     out, _err = osc(heat, 'list', 's', '-f', 'json')
     assert json.loads(out) == [
-        {'Resource': 'a2', 'Action': 'CREATE', 'State': 'held',
+        {'Resource': 'a2', 'Action': 'CREATE', 'When': 'before',
+         'State': 'held', 'Why': '', 'Source': '',
          'Held Since': '2024-01-01T00:00:10Z',
          'Timeout Remaining': mock.ANY},
-        {'Resource': 'b1', 'Action': 'CREATE,UPDATE', 'State': 'armed',
+        {'Resource': 'b1', 'Action': 'CREATE,UPDATE', 'When': 'before',
+         'State': 'armed', 'Why': '', 'Source': '',
          'Held Since': '', 'Timeout Remaining': mock.ANY}]
 
 

@@ -266,16 +266,20 @@ def test_clear_armed_during_the_operation_disarms_it_there(
     assert heat.updates == []
     [signal] = heat.signals
     assert signal['resource_name'] == 'b1'
-    assert signal['data'] == {reasons.COMMAND_KEY: 'clear'}
+    assert signal['data'] == {reasons.COMMAND_KEY: 'clear',
+                              reasons.COMMAND_PATH_KEY: 'b1'}
 
 
 def test_set_arms_a_resource_in_the_running_operation(manager, heat,
                                                       nested_stack):
-    manager.set('s', 'app/db')
+    assert manager.set('s', 'app/db') == 'armed'
     [signal] = heat.signals
-    assert signal['resource_name'] == 'db'
-    assert signal['stack_id'].startswith('s-app-x')
-    assert signal['data'] == {reasons.COMMAND_KEY: 'set'}
+    # To the stack the user named, with the path below it: the nested
+    # stack may not exist yet.
+    assert signal['resource_name'] == 'app'
+    assert signal['stack_id'].startswith('s/')
+    assert signal['data'] == {reasons.COMMAND_KEY: 'set',
+                              reasons.COMMAND_PATH_KEY: 'app/db'}
 
 
 def test_set_on_an_idle_stack_is_refused(manager, heat):
@@ -294,7 +298,7 @@ def test_continue_to_runs_to_one_resource(manager, heat, nested_stack):
             for c in commands] == [('b1', 'to')]
     releases = [s['data'][reasons.SIGNAL_KEY] for s in heat.signals
                 if reasons.SIGNAL_KEY in s['data']]
-    assert releases == ['clear', 'clear']
+    assert releases == ['run to', 'run to']
 
 
 def test_clear_armed_on_an_idle_stack_patches_it_out(manager, heat):

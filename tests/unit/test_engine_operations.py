@@ -76,10 +76,27 @@ def test_one_query_reads_mode_targets_and_clock(db):
     state = operations.read(FakeStack())
     assert len(queries) == 1
     assert state.mode == operations.RUN_TO
-    assert state.targets == {'a': operations.CLEAR, 'b/c': operations.STEP}
+    # A cleared target remembers what it was.
+    assert state.targets == {'a': 'clear:step', 'b/c': operations.STEP}
+    assert operations.split_kind('clear:step') == (operations.CLEAR,
+                                                   'before')
+    assert operations.cleared_origin('clear:step') == operations.STEP
     assert state.held == 1
     assert isinstance(state.since, datetime.datetime)
     assert state.paused() >= 0.0
+
+
+def test_continue_and_run_to_end_what_was_said_before(db):
+    writer = FakeStack()
+    operations.add_targets(writer, ['a'], operations.SET)
+    operations.add_targets(writer, ['b'], operations.CLEAR)
+    operations.mark(writer, operations.CONTINUE)
+    assert operations.read(FakeStack()).targets == {}
+    operations.add_targets(writer, ['c'],
+                           operations.kind_of(operations.SET, 'after'))
+    assert operations.read(FakeStack()).targets == {'c': 'set@after'}
+    operations.add_targets(writer, ['c'], operations.CLEAR)
+    assert operations.read(FakeStack()).targets == {'c': 'clear:set@after'}
 
 
 def test_other_operations_are_not_read(db):

@@ -1,0 +1,227 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Commands that change a running operation without releasing anything.
+
+``set R`` arms R, ``clear R`` disarms it, ``to R`` makes R the only
+resource left to hold. They arrive as a resource signal carrying
+``reasons.COMMAND_KEY`` (see :mod:`seam`), addressed to the stack the user
+named, with the resource's path below it: the path may reach into nested
+stacks the operation has not created or updated yet, so it is checked
+against the templates (members of resource groups included), not only
+against the resources that exist.
+"""
+
+import difflib
+
+from oslo_log import log as logging
+
+from heat.common import exception
+from heat.engine import stack as parser
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import events
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import parking
+from heat_breakpoint import reasons
+
+LOG = logging.getLogger(__name__)
+
+COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO)
+_WORDS = {operations.SET: 'set', operations.CLEAR: 'clear',
+          operations.RUN_TO: 'continue --to'}
+
+# What a command reports, besides doing it.
+DONE = 'done'
+ALREADY_HELD = 'already held'
+ALREADY_ARMED = 'already armed'
+ALREADY_DISARMED = 'already disarmed'
+ARMED = 'armed'
+DISARMED = 'disarmed'
+RUNNING_TO = 'running to'
+
+
+def _refuse(message: str):
+    # Heat's own breakpoint error: the API answers it with a 400 and the
+    # message as it is.
+    raise exception.InvalidBreakPointHook(message=message)
+
+
+def _root(stack):
+    if not stack.owner_id:
+        return stack
+    return parser.Stack.load(stack.context, stack_id=stack.root_stack_id(),
+                             force_reload=True)
+
+
+def _is_nested_stack(rsrc) -> bool:
+    from heat.engine.resources import stack_resource
+    return isinstance(rsrc, stack_resource.StackResource)
+
+
+def _names(stack) -> list:
+    names = set(stack.t.resource_definitions(stack))
+    try:
+        names.update(stack.db_resource_get_all() if hasattr(
+            stack, 'db_resource_get_all') else ())
+    except Exception:  # only for the message
+        pass
+    return sorted(names)
+
+
+def _not_found(stack_name: str, path: str, segment: str, names) -> None:
+    message = 'Resource %s not found in stack %s' % (path, stack_name)
+    closest = difflib.get_close_matches(segment, names, n=3, cutoff=0.4)
+    if closest:
+        message += '; closest: %s' % ', '.join(closest)
+    if names:
+        message += ' (resources%s: %s)' % (
+            '' if segment == path else ' there', ', '.join(names[:30]))
+    _refuse(message)
+
+
+def _inner_stack(rsrc):
+    """The nested stack of ``rsrc``: stored, or parsed from its template.
+
+    None when it cannot be worked out before the resource runs (its
+    template depends on values not known yet).
+    """
+    nested = rsrc.nested()
+    if nested is not None:
+        return nested
+    try:
+        return rsrc._parse_nested_stack(
+            '%s-%s' % (rsrc.stack.name, rsrc.name), rsrc.child_template(),
+            rsrc.child_params())
+    except Exception as exc:
+        LOG.info('Cannot read the nested template of %s yet: %s',
+                 rsrc.name, exc)
+        return None
+
+
+def resolve(stack, path: str):
+    """The resource at ``path`` below ``stack``, if it exists already.
+
+    Returns ``(resource or None, stacks)``: None when the resource is in
+    a template but not created yet, or below a nested template that
+    cannot be read yet (the path is then taken as given). ``stacks``:
+    the Stack objects walked, which the caller keeps while it uses the
+    resource (a resource refers to its stack weakly). A path that cannot
+    name a resource of the tree is refused, with the closest names.
+    """
+    segments = path.split(breakpoints.SEPARATOR)
+    current = stack
+    walked = [stack]
+    for depth, segment in enumerate(segments):
+        rsrc = current.resource_get(segment)
+        if rsrc is None:
+            _not_found(stack.name, path, segment, _names(current))
+        if depth == len(segments) - 1:
+            stored = rsrc.id is not None
+            return (rsrc if stored else None), walked
+        if not _is_nested_stack(rsrc):
+            _refuse('Resource %s is not a nested stack: %s has no '
+                    'resources below it' % (segment, path))
+        inner = _inner_stack(rsrc)
+        if inner is None:
+            return None, walked
+        current = inner
+        walked.append(inner)
+    return None, walked
+
+
+def _state(root, path: str, rsrc) -> str:
+    """What the running operation will do at ``path`` now."""
+    if rsrc is not None:
+        record = parking.record_of(rsrc)
+        if record is not None and record.get('traversal') == \
+                rsrc.stack.current_traversal:
+            return ALREADY_HELD
+        if decision.is_done(root.action, rsrc.action, rsrc.status,
+                            rsrc.updated_time, root_started(root)):
+            return DONE
+    found = decision.rules(decision.operation_breakpoints(root),
+                           operations.read(root))
+    rule = decision.decide(found, tuple(path.split('/')),
+                           root.action.lower())
+    return ALREADY_ARMED if rule is not None else ALREADY_DISARMED
+
+
+def root_started(root):
+    """When the root stack's running operation started."""
+    return root.updated_time if root.action != root.CREATE and \
+        root.updated_time else root.created_time
+
+
+def root_started_row(root: dict):
+    """:func:`root_started` of the root stack's database row."""
+    return root['updated_at'] if root['action'] != 'CREATE' and \
+        root['updated_at'] else root['created_at']
+
+
+def command(stack, path: str, kind: str) -> dict:
+    """Arm, disarm or run to ``path`` (below ``stack``) in its operation.
+
+    Nothing is released. Returns ``{'resource', 'command', 'result'}``.
+    """
+    if kind not in COMMANDS:
+        raise exception.Invalid(reason='unknown breakpoint command %r '
+                                '(known: %s)' % (kind, ', '.join(COMMANDS)))
+    root = _root(stack)
+    if not root.convergence:
+        _refuse('%s needs the convergence engine; stack %s runs on the '
+                'legacy engine' % (_WORDS[kind], root.name))
+    if root.status != root.IN_PROGRESS:
+        _refuse('Nothing is running in stack %s (%s_%s): %s applies to a '
+                'running operation' % (root.name, root.action, root.status,
+                                       _WORDS[kind]))
+    if any(c in path for c in '*?['):
+        # A pattern names breakpoints, not one resource: clear only.
+        if kind != operations.CLEAR:
+            _refuse('%s is a pattern: %s needs one resource path'
+                    % (path, _WORDS[kind]))
+        rsrc, full = None, '/'.join(_prefix(stack) + (path,))
+        state = ARMED
+    else:
+        rsrc, _walked = resolve(stack, path)
+        full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
+            else '/'.join(_prefix(stack) + (path,))
+        state = _state(root, full, rsrc)
+    result = _apply(root, full, kind, state)
+    if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
+        events.record_stack(root, reasons.commanded(full, kind))
+    return {'resource': full, 'command': kind, 'result': result}
+
+
+def _prefix(stack) -> tuple:
+    if not stack.owner_id:
+        return ()
+    return decision.stack_path(stack)
+
+
+def _apply(root, full: str, kind: str, state: str) -> str:
+    if state == DONE:
+        _refuse('%s is already done in this operation: nothing to %s'
+                % (full, _WORDS[kind]))
+    if kind == operations.SET:
+        if state in (ALREADY_HELD, ALREADY_ARMED):
+            return state
+        operations.add_targets(root, [full], kind)
+        return ARMED
+    if kind == operations.CLEAR:
+        if state == ALREADY_DISARMED:
+            return state
+        operations.add_targets(root, [full], kind)
+        return DISARMED
+    operations.mark(root, operations.RUN_TO)
+    operations.add_targets(root, [full], kind)
+    return RUNNING_TO

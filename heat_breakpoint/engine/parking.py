@@ -1,0 +1,256 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""How a hold parks a convergence check, and how its release resumes it.
+
+A hold is a row of state in Heat's database, never a waiting thread:
+
+* the convergence check that reaches a breakpoint (:mod:`decision` says
+  which) shows the resource ``<ACTION>_IN_PROGRESS`` with a reason naming
+  the breakpoint, records the hold in the resource's data, sets Heat's own
+  hook flag (so stock ``openstack stack hook clear`` accepts it) and ends
+  by raising :class:`Parked`, which Heat's check treats as a cancelled
+  operation: nothing fails, nothing propagates, the RPC thread goes back
+  to the pool;
+* the release (a resource signal ``{"unset_hook": ...}`` served by any
+  engine) restores the resource's state, notes that this traversal is
+  released and re-dispatches the parked check through Heat's worker RPC;
+* a hold whose operation was cancelled or superseded ends at the next
+  check of its resource, with an event saying so.
+
+The legacy engine runs a whole stack in one cooperative task, so there
+the hold waits in that task, as Heat's own hooks do.
+"""
+
+import contextvars
+import json
+
+from oslo_context import context as oslo_context
+from oslo_log import log as logging
+from oslo_utils import timeutils
+
+from heat.common import exception
+from heat.engine import check_resource
+from heat.engine import stack as parser
+from heat.objects import resource as resource_objects
+from heat.rpc import worker_client
+
+from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import events
+from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import stepping
+from heat_breakpoint import notify
+from heat_breakpoint import reasons
+
+LOG = logging.getLogger(__name__)
+
+# Resource data keys. HOLD_KEY holds the JSON record of a hold in place;
+# RELEASED_KEY the traversal whose hold was released, so the re-dispatched
+# check of that traversal goes through.
+HOLD_KEY = 'breakpoint_hold'
+RELEASED_KEY = 'breakpoint_released'
+
+PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
+             'DELETE': 'pre-delete'}
+IN_PROGRESS = 'IN_PROGRESS'
+
+
+# The context of the request being served by EngineService.resource_signal.
+# Heat replaces the thread's current context with the stack's stored one
+# while it loads the stack; a release must re-dispatch with the caller's.
+request_context = contextvars.ContextVar('breakpoint_request_context',
+                                         default=None)
+
+
+def _caller_context(rsrc):
+    return (request_context.get() or oslo_context.get_current() or
+            rsrc.context)
+
+
+class Parked(check_resource.CancelOperation):
+    """Ends a convergence check at a breakpoint; nothing fails."""
+
+    def __init__(self):
+        BaseException.__init__(self, 'held at a breakpoint')
+
+
+def record_of(rsrc):
+    """The hold record of a resource, or None."""
+    raw = rsrc.data().get(HOLD_KEY)
+    return json.loads(raw) if raw else None
+
+
+def _set_state(rsrc, action, status, reason, atomic=True) -> bool:
+    values = {'action': action, 'status': status,
+              'status_reason': reason, 'updated_at': timeutils.utcnow()}
+    if atomic:
+        if not resource_objects.Resource.select_and_update_by_id(
+                rsrc.context, rsrc.id, values, expected_engine_id=None,
+                atomic_key=rsrc._atomic_key):
+            return False
+        rsrc._incr_atomic_key(rsrc._atomic_key)
+    else:
+        resource_objects.Resource.update_by_id(rsrc.context, rsrc.id,
+                                               values)
+    rsrc.action, rsrc.status, rsrc.status_reason = action, status, reason
+    rsrc.updated_time = values['updated_at']
+    return True
+
+
+def _show_held(rsrc, name, action, properties, atomic=True, **record):
+    """Make the hold visible: state, hook flag, events, notification."""
+    hook = PRE_HOOKS[action]
+    path = decision.resource_path(rsrc)
+    prior = [rsrc.action, rsrc.status, rsrc.status_reason]
+    reason = reasons.held(name, action, hook)
+    if not _set_state(rsrc, action, IN_PROGRESS, reason, atomic=atomic):
+        raise exception.UpdateInProgress(rsrc.name)
+    # Stock wording first, so `openstack stack hook poll` lists the hold.
+    events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
+                                                 'hook': hook})
+    inputs_id = events.record(rsrc, reason, {
+        'breakpoint': name, 'resource': '/'.join(path),
+        'action': action, 'hook': hook,
+        'properties': inputs.resolved_inputs(properties(), rsrc.stack)})
+    record.update(breakpoint=name, path='/'.join(path), action=action,
+                  hook=hook, prior=prior, inputs_id=inputs_id,
+                  since=rsrc.updated_time.isoformat())
+    rsrc.data_set(HOLD_KEY, json.dumps(record))
+    rsrc.trigger_hook(hook)
+    LOG.info('Breakpoint %s reached: %s held before %s',
+             name, '/'.join(path), action)
+    notify.send(rsrc.context, notify.REACHED,
+                notify.payload(rsrc, path, action, name))
+    return record
+
+
+def forget(rsrc, record, atomic=True) -> bool:
+    """Put the resource back as it was before the hold."""
+    if not _set_state(rsrc, *record['prior'], atomic=atomic):
+        return False
+    rsrc.data_delete(HOLD_KEY)
+    return True
+
+
+def _end_stale(rsrc, record) -> None:
+    """End a hold left by an operation a newer one replaced."""
+    forget(rsrc, record, atomic=False)
+    rsrc.clear_hook(record['hook'])
+    how = (reasons.RELEASE_CANCEL
+           if decision.root_action(rsrc.stack) == decision.ROLLBACK
+           else reasons.RELEASE_SUPERSEDED)
+    events.record(rsrc, reasons.released(record['breakpoint'], how))
+
+
+def park_if_required(rsrc, action: str, properties,
+                     eligible: bool = True) -> None:
+    """Called by a convergence check before it acts on ``rsrc``.
+
+    Returns when the resource may go on; raises :class:`Parked` when it
+    must wait at a breakpoint. ``eligible`` False: the check is not one
+    a breakpoint applies to, but a stale hold is still ended.
+    """
+    record = record_of(rsrc)
+    traversal = rsrc.stack.current_traversal
+    if record is not None and record.get('traversal') != traversal:
+        _end_stale(rsrc, record)
+    if not eligible or not decision.applies(rsrc, action):
+        return
+    if rsrc.data().get(RELEASED_KEY) == traversal:
+        return
+    rule = decision.hold_rule(rsrc, action)
+    if rule is None:
+        return
+    _show_held(rsrc, decision.held_name(rule, rsrc), action, properties,
+               traversal=traversal,
+               root_traversal=operations.root_operation(rsrc.stack)[1],
+               actions=[a.upper() for a in rule.breakpoint.actions],
+               source=rule.source)
+    operations.hold_started(rsrc.stack)
+    raise Parked()
+
+
+def hold_cooperatively(rsrc, action, bp):
+    """The legacy engine's hold: wait in the stack's task for a release."""
+    hook = PRE_HOOKS[action]
+    record = _show_held(rsrc, bp.name, action, lambda: rsrc.properties,
+                        atomic=False)
+    try:
+        while rsrc.has_hook(hook):
+            yield
+    except BaseException:
+        rsrc.clear_hook(hook)
+        raise
+    finally:
+        if record_of(rsrc) is not None:
+            forget(rsrc, record, atomic=False)
+
+
+def is_parked(rsrc) -> bool:
+    return HOLD_KEY in rsrc.data()
+
+
+def _run_to_targets(stack) -> str:
+    state = operations.read(stack)
+    return ', '.join(sorted(
+        path for path, kind in state.targets.items()
+        if operations.split_kind(kind)[0] == operations.RUN_TO))
+
+
+def release(rsrc, details) -> None:
+    """Called after Heat cleared a pre-* hook flag for a resource signal."""
+    rsrc._data = None
+    record = record_of(rsrc)
+    if record is None or record['hook'] != details.get('unset_hook'):
+        return  # a plain native hook: stock Heat has done everything
+    how = details.get(reasons.SIGNAL_KEY)
+    if how not in reasons.RELEASES:
+        how = reasons.RELEASE_HOOK_CLEAR
+    convergence = 'traversal' in record
+    if convergence:
+        # Claim the release: of two racing releases only one wins.
+        if not forget(rsrc, record):
+            LOG.info('Breakpoint on %s already released', rsrc.name)
+            return
+        rsrc.data_set(RELEASED_KEY, record['traversal'])
+        operations.hold_ended(rsrc.stack)
+        if how == reasons.RELEASE_CONTINUE:
+            operations.mark(rsrc.stack)
+        elif how == reasons.RELEASE_STEP:
+            for path, kind in stepping.next_resources(rsrc,
+                                                      record['action']):
+                operations.add_targets(rsrc.stack, [path], kind)
+    shown = how
+    if how == reasons.RELEASE_RUN_TO and convergence:
+        shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
+    events.record(rsrc, reasons.released(record['breakpoint'], shown))
+    path = tuple(record['path'].split('/'))
+    notify.send(_caller_context(rsrc), notify.RELEASED,
+                notify.payload(rsrc, path, record['action'],
+                               record['breakpoint'], released_by=how))
+    if convergence:
+        _redispatch(rsrc, record)
+
+
+def _redispatch(rsrc, record) -> None:
+    # The caller's context, not the stack's stored one, which cannot
+    # authenticate the rest of the traversal.
+    cnxt = _caller_context(rsrc)
+    stack = parser.Stack.load(cnxt, stack_id=rsrc.stack.id,
+                              force_reload=True)
+    if stack.current_traversal != record['traversal']:
+        LOG.info('Not resuming %s: its operation was superseded',
+                 rsrc.name)
+        return
+    checker = check_resource.CheckResource(
+        None, worker_client.WorkerClient(), None, None, {})
+    checker.retrigger_check_resource(cnxt, rsrc.id, stack)
