@@ -58,6 +58,8 @@ COMMAND_KEY = 'breakpoint_command'
 # The command's resource path below the signalled stack, when it reaches
 # into nested stacks (a resource name cannot hold '/').
 COMMAND_PATH_KEY = 'breakpoint_path'
+# When a ``set`` holds: before (default), after, failed, changed, replaced.
+COMMAND_WHEN_KEY = 'breakpoint_when'
 
 
 def held(name: str, action: str, hook: str) -> str:

@@ -139,7 +139,7 @@ def resolve(stack, path: str):
     return None, walked
 
 
-def _state(root, path: str, rsrc) -> str:
+def _state(root, path: str, rsrc, when: str) -> str:
     """What the running operation will do at ``path`` now."""
     if rsrc is not None:
         record = parking.record_of(rsrc)
@@ -152,7 +152,7 @@ def _state(root, path: str, rsrc) -> str:
     found = decision.rules(decision.operation_breakpoints(root),
                            operations.read(root))
     rule = decision.decide(found, tuple(path.split('/')),
-                           root.action.lower())
+                           root.action.lower(), when)
     return ALREADY_ARMED if rule is not None else ALREADY_DISARMED
 
 
@@ -168,7 +168,8 @@ def root_started_row(root: dict):
         root['updated_at'] else root['created_at']
 
 
-def command(stack, path: str, kind: str) -> dict:
+def command(stack, path: str, kind: str,
+            when: str = breakpoints.BEFORE) -> dict:
     """Arm, disarm or run to ``path`` (below ``stack``) in its operation.
 
     Nothing is released. Returns ``{'resource', 'command', 'result'}``.
@@ -176,6 +177,9 @@ def command(stack, path: str, kind: str) -> dict:
     if kind not in COMMANDS:
         raise exception.Invalid(reason='unknown breakpoint command %r '
                                 '(known: %s)' % (kind, ', '.join(COMMANDS)))
+    if when not in breakpoints.WHENS:
+        _refuse('unknown when %r (allowed: %s)'
+                % (when, ', '.join(breakpoints.WHENS)))
     root = _root(stack)
     if not root.convergence:
         _refuse('%s needs the convergence engine; stack %s runs on the '
@@ -184,6 +188,10 @@ def command(stack, path: str, kind: str) -> dict:
         _refuse('Nothing is running in stack %s (%s_%s): %s applies to a '
                 'running operation' % (root.name, root.action, root.status,
                                        _WORDS[kind]))
+    if root.action.lower() not in breakpoints.WHEN_ACTIONS[when]:
+        _refuse('A breakpoint %s applies to %s only; stack %s is running '
+                '%s' % (when, ', '.join(breakpoints.WHEN_ACTIONS[when]),
+                        root.name, root.action))
     if any(c in path for c in '*?['):
         # A pattern names breakpoints, not one resource: clear only.
         if kind != operations.CLEAR:
@@ -195,8 +203,8 @@ def command(stack, path: str, kind: str) -> dict:
         rsrc, _walked = resolve(stack, path)
         full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
-        state = _state(root, full, rsrc)
-    result = _apply(root, full, kind, state)
+        state = _state(root, full, rsrc, when)
+    result = _apply(root, full, operations.kind_of(kind, when), state)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
         events.record_stack(root, reasons.commanded(full, kind))
     return {'resource': full, 'command': kind, 'result': result}
@@ -209,15 +217,16 @@ def _prefix(stack) -> tuple:
 
 
 def _apply(root, full: str, kind: str, state: str) -> str:
+    base = operations.split_kind(kind)[0]
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
-                % (full, _WORDS[kind]))
-    if kind == operations.SET:
+                % (full, _WORDS[base]))
+    if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
         operations.add_targets(root, [full], kind)
         return ARMED
-    if kind == operations.CLEAR:
+    if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
             return state
         operations.add_targets(root, [full], kind)

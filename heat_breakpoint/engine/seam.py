@@ -244,8 +244,9 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
                 cnxt, stack=service._get_stack(cnxt, stack_identity))
             # The path may reach below resources that do not exist yet.
             path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
-            return commands.command(stack, str(path),
-                                    details[reasons.COMMAND_KEY])
+            return commands.command(
+                stack, str(path), details[reasons.COMMAND_KEY],
+                details.get(reasons.COMMAND_WHEN_KEY) or 'before')
         except exception.HeatException:
             # As Heat's own request_context does: an expected error goes
             # back to the caller without a traceback in the engine log.

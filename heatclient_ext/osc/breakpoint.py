@@ -17,6 +17,7 @@ from osc_lib.cli import format_columns
 from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
 
+from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
@@ -58,6 +59,26 @@ def _add_resource(parser, required=True):
                'named nested_stack/resource'))
 
 
+_WHEN_FLAGS = (
+    ('--after', breakpoints.AFTER,
+     _('Hold right after the resource\'s action completed')),
+    ('--on-failure', breakpoints.FAILED,
+     _('Hold the resource if its action fails')),
+    ('--on-change', breakpoints.CHANGED,
+     _('Hold before its update only if the update changes it')),
+    ('--on-replace', breakpoints.REPLACED,
+     _('Hold before its update only if the update replaces it')),
+)
+
+
+def _add_when(parser):
+    group = parser.add_mutually_exclusive_group()
+    for flag, when, text in _WHEN_FLAGS:
+        group.add_argument(flag, dest='when', action='store_const',
+                           const=when, help=text)
+    parser.set_defaults(when=breakpoints.BEFORE)
+
+
 def _release_rows(rows, how):
     return [(row['resource'], row['action'], how) for row in rows]
 
@@ -95,7 +116,7 @@ def continue_breakpoints(client, args):
 
 @_user_errors
 def set_breakpoint(client, args):
-    result = _manager(client).set(args.stack, args.resource)
+    result = _manager(client).set(args.stack, args.resource, args.when)
     return RELEASE_COLUMNS, [(args.resource, '', result)]
 
 
@@ -171,6 +192,7 @@ class SetBreakpoint(command.Lister):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
+        _add_when(parser)
         return parser
 
     def take_action(self, parsed_args):

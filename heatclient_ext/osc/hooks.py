@@ -28,6 +28,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
+from heatclient_ext.v1 import kinds
 
 HELD_COLUMN = 'held_breakpoints'
 
@@ -76,6 +77,10 @@ class _BreakpointHook(hooks.CommandHook):
     def before(self, parsed_args):
         add = getattr(parsed_args, 'breakpoints', None) or []
         remove = getattr(parsed_args, 'no_breakpoints', None) or []
+        try:
+            add = list(add) + kinds.requested(parsed_args, self.action)
+        except exceptions.USER_ERRORS as exc:
+            raise osc_exc.CommandError(str(exc))
         if getattr(parsed_args, 'files_container', None):
             if add or remove:
                 raise osc_exc.CommandError(_(
@@ -148,6 +153,7 @@ class CreateBreakpointHook(_BreakpointHook):
 
     def get_parser(self, parser):
         add_breakpoint_option(parser, self.action)
+        kinds.add_options(parser, self.action)
         return parser
 
     def _stack(self, parsed_args):
@@ -161,6 +167,7 @@ class UpdateBreakpointHook(_BreakpointHook):
 
     def get_parser(self, parser):
         add_breakpoint_option(parser, self.action)
+        kinds.add_options(parser, self.action)
         add_no_breakpoint_option(parser)
         return parser
 

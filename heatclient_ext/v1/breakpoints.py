@@ -622,7 +622,7 @@ class BreakpointManager:
                          status=st.stack_status, what=what)
         return found
 
-    def command(self, stack, name, kind):
+    def command(self, stack, name, kind, when=breakpoints.BEFORE):
         """Change the running operation at ``name``: set, clear or to.
 
         Sent to the stack the user named with the resource's path, which
@@ -634,16 +634,21 @@ class BreakpointManager:
         if _is_pattern(name) and kind != 'clear':
             raise _error(_('%(name)s is a pattern: give one resource path'),
                          name=name)
+        data = {reasons.COMMAND_KEY: kind, reasons.COMMAND_PATH_KEY: name}
+        if when != breakpoints.BEFORE:
+            data[reasons.COMMAND_WHEN_KEY] = when
         try:
             self.client.resources.signal(
                 stack_id=_ident(st), resource_name=bp.segments[0],
-                data={reasons.COMMAND_KEY: kind,
-                      reasons.COMMAND_PATH_KEY: name})
+                data=data)
         except heat_exc.HTTPException as exc:
             raise _error('%(reason)s', reason=_server_words(exc))
 
-    def set(self, stack, name):
+    def set(self, stack, name, when=breakpoints.BEFORE):
         """Arm a breakpoint at ``name`` in the running operation.
+
+        ``when``: hold before the resource's action (default), after it,
+        on its failure, or before an update that changes or replaces it.
 
         Returns ``'armed'``, or ``'already held'`` / ``'already armed'``
         when there was nothing to do; refuses a resource already done.
@@ -660,9 +665,11 @@ class BreakpointManager:
                 raise _error(_('%(name)s is already done in this '
                                'operation: a breakpoint there would never '
                                'hold'), name=name)
-            if found['state'] in (HELD, ARMED):
+            if found['state'] == HELD or (
+                    found['state'] == ARMED and
+                    found.get('when', breakpoints.BEFORE) == when):
                 return 'already ' + found['state']
-        self.command(st, name, 'set')
+        self.command(st, name, 'set', when)
         return ARMED
 
     def clear(self, stack, name):

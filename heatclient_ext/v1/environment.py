@@ -134,14 +134,35 @@ def _drop_pre_hooks(env: dict, names) -> bool:
     return changed
 
 
+def _parse_added(add) -> list:
+    """``--breakpoint`` names, or breakpoints already parsed (other kinds).
+
+    One breakpoint of each kind per name: given twice is an error.
+    """
+    added = []
+    seen = set()
+    for item in add or []:
+        bp = item if isinstance(item, breakpoints.Breakpoint) else \
+            breakpoints.parse_name(item)
+        if bp.key in seen:
+            raise exceptions.BreakpointCommandError(
+                _('Breakpoint %s is given twice') % bp.label)
+        seen.add(bp.key)
+        added.append(bp)
+    if len(added) > breakpoints.MAX_BREAKPOINTS:
+        breakpoints.parse_names([bp.name for bp in added])  # says so
+    return added
+
+
 def _merged(requested, removed_names):
-    """The requested breakpoints by name, later ones winning."""
-    by_name = {}
+    """The requested breakpoints by name and kind, later ones winning."""
+    by_key = {}
     for bp in requested:
-        by_name[bp.name] = bp
-    for name in removed_names:
-        by_name.pop(name, None)
-    return list(by_name.values())
+        by_key[bp.key] = bp
+    for key in list(by_key):
+        if key[0] in removed_names:
+            del by_key[key]
+    return list(by_key.values())
 
 
 def _read_files(env_paths):
@@ -224,7 +245,7 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     environment, which Heat ignores once files are sent, so they travel in
     the files too.
     """
-    added = breakpoints.parse_names(list(add or []))
+    added = _parse_added(add)
     removed = [bp.name for bp in breakpoints.parse_names(list(remove or []))]
     both = sorted({bp.name for bp in added} & set(removed))
     if both:

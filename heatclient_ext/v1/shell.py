@@ -26,6 +26,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
+from heatclient_ext.v1 import kinds
 
 # How often --poll looks at a stack that was created with breakpoints.
 DEFAULT_POLL = 5
@@ -56,7 +57,8 @@ def _with_breakpoints(stock_command, stack_attr, extra_args, action):
     def command(hc, args):
         manager = bp_v1.BreakpointManager(hc)
         prepared = manager.prepare_environment(
-            args.environment_file, args.breakpoints or [],
+            args.environment_file,
+            list(args.breakpoints or []) + kinds.requested(args, action),
             getattr(args, 'no_breakpoints', None) or [],
             stack=getattr(args, stack_attr),
             existing=bool(getattr(args, 'existing', False)),
@@ -100,9 +102,11 @@ def _wait(manager, stack, poll):
 
 
 do_stack_create = _with_breakpoints(
-    stock.do_stack_create, 'name', [_BREAKPOINT_ARG], 'create')
+    stock.do_stack_create, 'name',
+    [_BREAKPOINT_ARG] + kinds.arguments('create'), 'create')
 do_stack_update = _with_breakpoints(
-    stock.do_stack_update, 'id', [_BREAKPOINT_ARG, _NOBREAKPOINT_ARG],
+    stock.do_stack_update, 'id',
+    [_BREAKPOINT_ARG] + kinds.arguments('update') + [_NOBREAKPOINT_ARG],
     'update')
 
 

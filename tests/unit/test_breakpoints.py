@@ -748,3 +748,82 @@ def test_armed_skips_what_it_cannot_parse():
 def test_armed_of_nothing():
     assert bp.armed(None) == []
     assert bp.armed({}) == []
+
+
+# -- kinds of hold: before, after, on failure, on change, on replace ---------
+
+class TestWhen:
+
+    def test_default_is_before_with_pre_hooks(self):
+        found = bp.parse_name('db')
+        assert (found.when, found.hooks) == ('before', ('pre-create',
+                                                        'pre-update'))
+        assert found.to_dict() == {'resource': 'db',
+                                   'actions': ['create', 'update']}
+
+    def test_after_uses_post_hooks_and_is_recorded(self):
+        found = bp.parse_name('db', when='after')
+        assert found.hooks == ('post-create', 'post-update')
+        assert found.to_dict()['when'] == 'after'
+
+    def test_kinds_without_stock_hooks(self):
+        for when in ('failed', 'changed', 'replaced'):
+            assert bp.parse_name('db', when=when).hooks == ()
+        assert bp.parse_name('db', when='changed').actions == (
+            'update',)
+
+    def test_entry_with_when_and_stock_hook_names(self):
+        found = bp.parse_section([
+            {'resource': 'a', 'when': 'after'},
+            {'resource': 'a'},
+            {'resource': 'b', 'hook': 'post-create'},
+            {'resource': 'c', 'when': 'replaced'}])
+        assert [(b.name, b.when, b.actions) for b in found] == [
+            ('a', 'after', ('create', 'update')),
+            ('a', 'before', ('create', 'update')),
+            ('b', 'after', ('create',)),
+            ('c', 'replaced', ('update',))]
+
+    @pytest.mark.parametrize('entry, message', [
+        ({'resource': 'a', 'when': 'later'},
+         "breakpoints.when: unknown when 'later' (allowed: before, after, "
+         "failed, changed, replaced)"),
+        ({'resource': 'a', 'when': 'changed', 'action': 'create'},
+         'breakpoints.action: when changed applies to update only, not '
+         'create'),
+        ({'resource': 'a', 'hook': 'pre-eat'},
+         "breakpoints.hook: unknown hook 'pre-eat' (allowed: pre-create, "
+         "pre-update, pre-delete, post-create, post-update, post-delete)"),
+        ({'resource': 'a', 'hook': 'post-create', 'when': 'after'},
+         "breakpoints: give either 'hook' or 'when' and 'actions', not "
+         "both"),
+    ])
+    def test_bad_when_is_one_line_naming_the_allowed(self, entry, message):
+        with pytest.raises(bp.BreakpointError) as info:
+            bp.parse_section(entry)
+        assert str(info.value) == message
+
+    def test_same_kind_twice_is_refused_other_kinds_are_not(self):
+        with pytest.raises(bp.BreakpointError, match='already'):
+            bp.parse_section([{'resource': 'a', 'when': 'after'},
+                              {'resource': 'a', 'when': 'after'}])
+
+    def test_environment_round_trip_keeps_each_kind(self):
+        env = bp.apply_to_environment({}, [
+            bp.parse_name('a'),
+            bp.parse_name('a', when='after'),
+            bp.parse_name('b', when='failed')])
+        hooks = dict(bp.native_hooks(env))
+        assert hooks == {('a',): ('pre-create', 'pre-update', 'post-create',
+                                  'post-update')}
+        assert [(b.name, b.when) for b in bp.from_environment(
+            env)] == [('a', 'before'), ('a', 'after'), ('b', 'failed')]
+        # A name removes every kind on it; a breakpoint only its own.
+        only_after = bp.remove_from_environment(
+            env, [bp.parse_name('a')])
+        assert [(b.name, b.when) for b in bp.from_environment(
+            only_after)] == [('a', 'after'), ('b', 'failed')]
+        none_on_a = bp.remove_from_environment(env, ['a'])
+        assert [b.name for b in bp.from_environment(
+            none_on_a)] == ['b']
+        assert bp.native_hooks(none_on_a) == []
