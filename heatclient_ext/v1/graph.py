@@ -312,7 +312,8 @@ class _Dot:
                 if before.children:
                     attrs.append('ltail=%s' % self.cluster_id(before))
                 if node.children:
-                    attrs.append('lhead=%s' % self.cluster_id(node))
+                    # A rank more, or the cluster's label hides the arrow.
+                    attrs += ['lhead=%s' % self.cluster_id(node), 'minlen=2']
                 self.out.append('%s%s -> %s%s;' % (
                     '  ' * indent, self.anchor(before, False),
                     self.anchor(node, True),

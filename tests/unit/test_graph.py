@@ -171,7 +171,7 @@ def test_dot_has_clusters_edges_and_held_marks():
     edges = {line.strip() for line in out.splitlines() if '->' in line}
     assert '%s -> %s;' % (ids['db'], ids['db_user']) in edges
     # into the nested stack: to its first resource, clipped at the cluster
-    assert '%s -> %s [lhead=cluster_0];' % (
+    assert '%s -> %s [lhead=cluster_0, minlen=2];' % (
         ids['db_user'], ids['config']) in edges
     assert '%s -> %s;' % (ids['web_2'], ids['lb']) in edges
     assert len(edges) == 6
@@ -187,7 +187,7 @@ def test_dot_edges_between_two_nested_stacks_clip_at_both():
     assert out.count('subgraph cluster_') == 3
     edges = [line.strip() for line in out.splitlines() if '->' in line]
     assert len(edges) == 1
-    assert edges[0].endswith('[ltail=cluster_0, lhead=cluster_2];')
+    assert edges[0].endswith('[ltail=cluster_0, lhead=cluster_2, minlen=2];')
 
 
 @pytest.mark.skipif(not shutil.which('dot'), reason='needs Graphviz dot')
