@@ -20,6 +20,7 @@ and rendering are pure functions of that data so they test without a
 server.
 """
 
+import collections
 import dataclasses
 import typing
 
@@ -68,25 +69,41 @@ class Graph:
 
 
 def _topological(nodes):
-    """Resources that require nothing first, then each after its needs."""
+    """Resources in waves, in the order Heat can start them.
+
+    The first wave requires nothing; a resource is in the wave after the
+    latest of the ones it requires. Within a wave, by name.
+    """
     by_name = {node.name: node for node in nodes}
+    requires = {node.name: set() for node in nodes}
     for node in nodes:
-        node.requires = sorted(
-            other.name for other in nodes
-            if node.name in other.required_by and other is not node)
-    waiting = {node.name: set(node.requires) for node in nodes}
-    done, ordered = set(), []
-    while waiting:
-        ready = sorted(name for name, needs in waiting.items()
-                       if needs <= done)
+        for name in node.required_by:
+            if name in requires and name != node.name:
+                requires[name].add(node.name)
+    for node in nodes:
+        node.requires = sorted(requires[node.name])
+    waiting = {name: len(needs) for name, needs in requires.items()}
+    wave = {}
+    ready = collections.deque(sorted(
+        name for name, count in waiting.items() if not count))
+    for name in ready:
+        wave[name] = 0
+    while len(wave) < len(nodes):
         if not ready:
             # A cycle cannot come from Heat; show what is left anyway.
-            ready = sorted(waiting)
-        for name in ready:
-            ordered.append(by_name[name])
-            done.add(name)
-            del waiting[name]
-    return ordered
+            name = min(name for name in waiting if name not in wave)
+            wave[name] = 1 + max(wave.values(), default=-1)
+            ready.append(name)
+        name = ready.popleft()
+        for after in set(by_name[name].required_by):
+            if after in wave or after not in waiting:
+                continue
+            waiting[after] -= 1
+            if waiting[after] <= 0:
+                wave[after] = 1 + max(wave.get(need, 0)
+                                      for need in requires[after])
+                ready.append(after)
+    return sorted(nodes, key=lambda node: (wave[node.name], node.name))
 
 
 def _held_text(row):
@@ -100,23 +117,28 @@ def _breakpoint_text(row):
     return text
 
 
-def _matches(row, path):
+def _matcher(row):
+    """A function telling whether a (non-held) row names a resource path."""
     name = row.get('resource') or row.get('breakpoint') or ''
     try:
-        return breakpoints.parse_name(name).matches(path)
+        return breakpoints.parse_name(name).matches
     except breakpoints.BreakpointError:
-        return name == breakpoints.SEPARATOR.join(path)
+        return lambda path: name == breakpoints.SEPARATOR.join(path)
 
 
-def _mark(node, rows):
-    for row in rows:
-        if row.get('state') == bp_v1.HELD:
-            if row.get('resource') == node.path_name:
-                node.held = _held_text(row)
-        elif _matches(row, node.path):
-            node.marks.append(_breakpoint_text(row))
-    if node.held:
-        node.marks = []
+def _mark(nodes, rows):
+    held = {row.get('resource'): row for row in rows
+            if row.get('state') == bp_v1.HELD}
+    armed = [(_matcher(row), _breakpoint_text(row)) for row in rows
+             if row.get('state') != bp_v1.HELD]
+    for node in nodes:
+        row = held.get(node.path_name)
+        if row is not None:
+            # Held says more than the breakpoint that holds it.
+            node.held = _held_text(row)
+            continue
+        node.marks = [text for matches, text in armed
+                      if matches(node.path)]
 
 
 def build(stack_name, stack_status, resources, rows=()):
@@ -135,9 +157,9 @@ def build(stack_name, stack_status, resources, rows=()):
                            reason=res.get('reason') or '',
                            nested=bool(res.get('nested')),
                            required_by=tuple(res.get('required_by') or ()))
+    _mark(nodes.values(), rows)
     top = []
     for path, node in nodes.items():
-        _mark(node, rows)
         parent = nodes.get(path[:-1])
         if len(path) == 1:
             top.append(node)

@@ -16,6 +16,7 @@ and rendered as a text tree and as DOT.
 
 import shutil
 import subprocess
+import time
 import types
 
 import pytest
@@ -205,3 +206,25 @@ def test_dot_renders_hostile_names_literally():
     for shown in ('q&quot;uote', 'back\\slash', 'new\\nline',
                   'esc\\x1bape', 'br{a}ce', 'in\\ner'):
         assert '>%s</text>' % shown in svg, shown
+
+
+def test_order_survives_duplicates_cycles_and_a_long_chain():
+    found = graph.build('s', '', [
+        {'path': ('b',), 'required_by': ['c', 'c', 'gone']},
+        {'path': ('c',), 'required_by': ['d']},
+        {'path': ('d',), 'required_by': ['c']},
+        {'path': ('a',)}])
+    assert [node.name for node in found.nodes] == ['a', 'b', 'c', 'd']
+    assert found.nodes[2].requires == ['b', 'd']
+
+    count = 1000
+    names = ['r%04d' % i for i in range(count)]
+    chain = [{'path': (name,), 'required_by': names[i + 1:i + 2]}
+             for i, name in reversed(list(enumerate(names)))]
+    rows = [{'resource': 'r*', 'action': 'CREATE', 'state': 'armed'}]
+    start = time.monotonic()
+    found = graph.build('s', '', chain, rows)
+    out = graph.text(found)
+    assert time.monotonic() - start < 2
+    assert [node.name for node in found.nodes] == names
+    assert out.count('[breakpoint: CREATE]') == count
