@@ -37,8 +37,8 @@ class GraphBreakpoint(command.Command):
     Resources are listed in the order Heat creates them, each with its
     status, what it requires, and whether it is held or has a breakpoint;
     a nested stack's resources appear under the resource that owns it.
-    With --dot the graph is written in Graphviz DOT, for example
-    ``openstack stack breakpoint graph app --dot | dot -Tsvg > app.svg``.
+    With --dot the graph is written in Graphviz DOT, for example to pipe
+    to: dot -Tsvg > graph.svg
     """
 
     log = logging.getLogger(__name__ + '.GraphBreakpoint')
