@@ -107,14 +107,14 @@ def _topological(nodes):
 
 
 def _held_text(row):
-    return 'held: %s %s' % (row.get('when') or 'before', row['action'])
+    return ' '.join(['held:', row.get('when') or 'before',
+                     row.get('action') or '']).rstrip()
 
 
 def _breakpoint_text(row):
-    text = 'breakpoint: %s' % row['action']
-    if row.get('state') != bp_v1.ARMED:
-        text += ', %s' % row.get('state')
-    return text
+    parts = [part for part in (row.get('action'), row.get('state'))
+             if part and part != bp_v1.ARMED]
+    return 'breakpoint: %s' % ', '.join(parts) if parts else 'breakpoint'
 
 
 def _matcher(row):

@@ -20,7 +20,9 @@ import time
 import types
 
 import pytest
+import stevedore
 
+from heatclient_ext.osc import graph as osc_graph
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import graph
 
@@ -228,3 +230,18 @@ def test_order_survives_duplicates_cycles_and_a_long_chain():
     assert time.monotonic() - start < 2
     assert [node.name for node in found.nodes] == names
     assert out.count('[breakpoint: CREATE]') == count
+
+
+def test_rows_without_action_or_with_new_states_still_mark():
+    rows = [{'resource': 'db', 'state': 'held'},
+            {'resource': 'db_user', 'state': 'armed'},
+            {'resource': 'monitor', 'action': 'DELETE', 'state': 'done'}]
+    nodes = {node.name: node for node in app_graph(rows).nodes}
+    assert nodes['db'].held == 'held: before'
+    assert nodes['db_user'].marks == ['breakpoint']
+    assert nodes['monitor'].marks == ['breakpoint: DELETE, done']
+
+
+def test_openstack_finds_the_command():
+    mgr = stevedore.ExtensionManager('openstack.orchestration.v1')
+    assert mgr['stack_breakpoint_graph'].plugin is osc_graph.GraphBreakpoint
