@@ -26,6 +26,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
+from heatclient_ext.v1 import graph
 from heatclient_ext.v1 import kinds
 
 # How often --poll looks at a stack that was created with breakpoints.
@@ -205,3 +206,14 @@ def do_breakpoint_clear(hc, args):
         print(_('%s: already disarmed') % args.resource)
     else:
         print(_('Removed breakpoint %s') % args.resource)
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('--dot', action='store_true',
+           help=_('Write the graph in Graphviz DOT instead of a text tree.'))
+@utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
+           help=_('Depth of nested stacks to show.'))
+def do_breakpoint_graph(hc, args):
+    """Show the dependency graph with held resources and breakpoints."""
+    found = graph.fetch(hc, args.stack, args.nested_depth)
+    print(graph.dot(found) if args.dot else graph.text(found), end='')
