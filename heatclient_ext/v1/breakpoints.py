@@ -37,14 +37,14 @@ from oslo_utils import timeutils
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import environment
 
 ARMED = 'armed'
 HELD = 'held'
-MASK = '******'
-SECRET_KEY = re.compile(r'password|secret|token|key', re.IGNORECASE)
+MASK = secrets.MASK
 
 # Stock Heat's event when a hook holds a resource, and the hook per action.
 _NATIVE_PAUSED = re.compile(
@@ -157,21 +157,8 @@ def _tree(root_ident, resources):
             for res in resources]
 
 
-def _inputs_of(properties):
-    """The resource's inputs in a hit event's ``resource_properties``.
-
-    The plugin's hit event wraps them with the breakpoint's details; a
-    stock event holds the properties themselves.
-    """
-    properties = properties or {}
-    if isinstance(properties.get('properties'), dict) and \
-            'breakpoint' in properties:
-        return properties['properties']
-    return properties
-
-
 def _mask(value, key=''):
-    if key and SECRET_KEY.search(key) and value not in (None, ''):
+    if key and secrets.is_secret_name(key) and value not in (None, ''):
         return MASK
     if isinstance(value, dict):
         return {k: _mask(v, str(k)) for k, v in value.items()}
@@ -212,6 +199,23 @@ def mask_inputs(properties, template=None, resource_name=None):
         if key in masked and _references(snippet, hidden):
             masked[key] = MASK
     return masked
+
+
+def hit_inputs(properties, template, resource_name):
+    """The inputs a hit event shows, masked by the one secret rule.
+
+    The plugin's hit event carries inputs the engine has masked already,
+    hidden parameters replaced *inside* the values they feed
+    (``database:app:******``): they are shown as they are. A stock Heat's
+    event carries them unmasked, and the client does not know the hidden
+    values: there each input fed by a hidden parameter is masked whole.
+    ``template`` is called for the stack's template only when needed.
+    """
+    properties = properties or {}
+    if isinstance(properties.get('properties'), dict) and \
+            'breakpoint' in properties:
+        return _mask(dict(properties['properties']))
+    return mask_inputs(properties, template(), resource_name)
 
 
 class BreakpointManager:
@@ -448,9 +452,9 @@ class BreakpointManager:
             event = self._hit_event(res)
             if event is not None:
                 result['event'] = event.id
-                result['inputs'] = mask_inputs(
-                    _inputs_of(getattr(event, 'resource_properties', None)),
-                    self._template(res.stack), res.name)
+                result['inputs'] = hit_inputs(
+                    getattr(event, 'resource_properties', None),
+                    lambda: self._template(res.stack), res.name)
         return result
 
     def _hit_event(self, res):
