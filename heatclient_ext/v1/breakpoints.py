@@ -60,6 +60,10 @@ DEFAULT_TIMEOUT_MINS = 60
 # Heat's default max_nested_stack_depth.
 HELD_SEARCH_DEPTH = 5
 
+#: What ``set`` suggests for a stack with no operation running.
+NEXT_OPERATION = ('openstack stack update --existing --breakpoint %(name)s '
+                  '%(stack)s')
+
 COLUMNS = ('resource', 'action', 'state', 'held_since', 'timeout_remaining')
 
 
@@ -199,6 +203,24 @@ def mask_inputs(properties, template=None, resource_name=None):
         if key in masked and _references(snippet, hidden):
             masked[key] = MASK
     return masked
+
+
+def update_note(stack_name, name, rows):
+    """What removing ``name`` from an idle stack's environment will do.
+
+    Heat stores an environment only with a stack update, and that update
+    walks the stack's resources: the other breakpoints armed for updates
+    hold it.
+    """
+    meets = sorted({row['breakpoint'] for row in rows
+                    if row['state'] == ARMED and row['breakpoint'] != name
+                    and 'UPDATE' in (row['action'] or '').split(',')})
+    text = _('Stack %(stack)s has no operation running: removing breakpoint '
+             '%(name)s from its stored environment runs a stack update '
+             '(--existing) now') % {'stack': stack_name, 'name': name}
+    if meets:
+        return text + _('; it will hold at: %s') % ', '.join(meets)
+    return text + _('; no other breakpoint holds it')
 
 
 def hit_inputs(properties, template, resource_name):
@@ -401,24 +423,29 @@ class BreakpointManager:
         st, rows = self.current(stack, nested_depth)
         return st, [row for row in rows if row['state'] == HELD]
 
-    def _find(self, stack_ident, name, armed):
+    def _find(self, stack_ident, name, armed, nested_depth=None):
         bp = breakpoints.parse_name(name)
         if any(c in name for c in '*?['):
             raise _error(_('%(name)s is a pattern: give one resource path'),
                          name=name)
-        tree = self._resources(stack_ident, len(bp.segments) - 1)
+        tree = self._resources(stack_ident, len(bp.segments) - 1
+                               if nested_depth is None else nested_depth)
         for res in tree:
             if res.path == bp.segments:
                 return res, tree
         raise _error(_('Resource %(name)s not found in stack %(stack)s'),
                      name=name, stack=stack_ident.split('/')[0])
 
-    def show(self, stack, name):
-        """One breakpoint: state, the hit's inputs (masked), neighbours."""
+    def show(self, stack, name, nested_depth=None):
+        """One breakpoint: state, the hit's inputs (masked), neighbours.
+
+        ``nested_depth`` limits how deep the resource is looked for, as
+        for ``list`` (default: the depth its path names).
+        """
         st = self.get_stack(stack)
         ident = _ident(st)
         armed = self.armed(ident)
-        res, tree = self._find(ident, name, armed)
+        res, tree = self._find(ident, name, armed, nested_depth)
         held = [row for row in self.held(st, armed, tree=tree)
                 if row['resource'] == res.path_name]
         matching = [bp for bp in armed if bp.matches(res.path)]
@@ -538,22 +565,28 @@ class BreakpointManager:
                          kind=kind, name=name,
                          reason=exceptions.one_line(exc))
 
-    def set(self, stack, name):
-        """Arm a breakpoint at ``name`` in the running operation."""
+    def set(self, stack, name, next_operation=NEXT_OPERATION):
+        """Arm a breakpoint at ``name`` in the running operation.
+
+        ``next_operation`` is the command (with ``%(name)s`` and
+        ``%(stack)s``) suggested for a stack with no operation running, in
+        the calling shell's spelling.
+        """
         st = self.get_stack(stack)
         if not (st.stack_status or '').endswith('_IN_PROGRESS'):
             raise _error(_('Stack %(stack)s has no operation in progress: '
-                           'use "openstack stack update --existing '
-                           '--breakpoint %(name)s" for the next one'),
-                         stack=st.stack_name, name=name)
+                           'use "%(command)s" for the next one'),
+                         stack=st.stack_name, command=next_operation % {
+                             'name': name, 'stack': st.stack_name})
         self.command(st, name, 'set')
 
-    def clear(self, stack, name):
+    def clear(self, stack, name, announce=None):
         """Release the resource held at ``name``, or disarm ``name``.
 
         Returns ``(rows, result)`` with result ``'released'``,
         ``'disarmed'`` (for the rest of the running operation) or
-        ``'removed'`` (from the stored environment).
+        ``'removed'`` (from the stored environment, by a stack update,
+        which ``announce(text)`` is told of before it starts).
         """
         st, found = self.current(stack)
         ident = _ident(st)
@@ -569,6 +602,8 @@ class BreakpointManager:
         if (st.stack_status or '').endswith('_IN_PROGRESS'):
             self.command(st, name, 'clear')
             return [], 'disarmed'
+        if announce is not None:
+            announce(update_note(st.stack_name, name, found))
         self.update_environment(ident, remove=[name])
         return [], 'removed'
 

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import pathlib
+import re
 from unittest import mock
 from urllib import parse
 
@@ -443,9 +444,20 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
     out = json.loads(cmd.app.stdout.getvalue())
     assert out['stack_status'] == 'CREATE_IN_PROGRESS'
     assert out['held_breakpoints'] == 'a2 (CREATE)'
-    assert 'is held at: a2 (CREATE)' in cmd.app.stderr.getvalue()
+    # the field says it; no extra text spoils the JSON, nothing on stderr
+    assert 'held at' not in cmd.app.stderr.getvalue()
     # heatclient's own event polling was switched off
     assert all(q['resource_name'] for q in heat.event_queries)
+    # as a table, the answer follows the table on stdout
+    heat.stacks.delete = mock.Mock()
+    cmd = make_command(heat_stack.CreateStack, 'stack create', heat)
+    args = cmd.get_parser('x').parse_args(
+        ['t', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1'])
+    cmd.run(args)
+    out = cmd.app.stdout.getvalue()
+    assert out.rstrip('\n').endswith('Stack t is held at: a2 (CREATE)')
+    assert re.search(r'\| held_breakpoints +\| a2 \(CREATE\)', out)
+    assert cmd.app.stderr.getvalue() == ''
 
 
 def test_wait_reports_failure(heat, template, monkeypatch):
