@@ -219,8 +219,8 @@ def update_note(stack_name, name, rows):
              '%(name)s from its stored environment runs a stack update '
              '(--existing) now') % {'stack': stack_name, 'name': name}
     if meets:
-        return text + _('; it will hold at: %s') % ', '.join(meets)
-    return text + _('; no other breakpoint holds it')
+        return '%s; %s' % (text, _('it will hold at: %s') % ', '.join(meets))
+    return '%s; %s' % (text, _('no other breakpoint holds it'))
 
 
 def hit_inputs(properties, template, resource_name):
