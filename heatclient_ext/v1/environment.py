@@ -35,6 +35,7 @@ environment key by key, so removing a hook means sending ``hooks: []``
 """
 
 import copy
+import difflib
 import logging
 import os
 import shutil
@@ -189,12 +190,7 @@ def _patched(client, stack, requested, removed, extra_hooks=()):
     hooked = {'/'.join(path) for path, hooks in hooks_tree(stored).items()
               if set(hooks) & set(PRE_HOOKS)}
     wanted = {bp.name for bp in requested}
-    unknown = [name for name in removed
-               if name not in marked | hooked | wanted]
-    if unknown:
-        raise exceptions.BreakpointCommandError(
-            _('Stack %(stack)s has no breakpoint %(names)s') %
-            {'stack': stack, 'names': ', '.join(unknown)})
+    _check_removed(stack, removed, marked | hooked | wanted)
     target = breakpoints.remove_from_environment(
         stored, [name for name in removed if name in marked])
     # Hooks set by hand (--pre-create) are breakpoints to the user too.
@@ -208,6 +204,26 @@ def _patched(client, stack, requested, removed, extra_hooks=()):
                for path in set(old_hooks) | set(new_hooks)
                if old_hooks.get(path, []) != new_hooks.get(path, [])}
     return overlay, _marker(target), breakpoints.from_environment(target)
+
+
+def _check_removed(stack, removed, known) -> None:
+    """Refuse ``--no-breakpoint`` names the stack will not have.
+
+    ``known``: the stack's stored breakpoints and those being added.
+    """
+    unknown = [name for name in removed if name not in known]
+    if not unknown:
+        return
+    message = _('Stack %(stack)s has no breakpoint %(names)s') % {
+        'stack': stack, 'names': ', '.join(unknown)}
+    names = sorted(known)
+    closest = difflib.get_close_matches(unknown[0], names, n=3, cutoff=0.4)
+    if closest:
+        message = '%s; %s' % (message,
+                              _('closest: %s') % ', '.join(closest))
+    message = '%s (%s)' % (message, _('breakpoints: %s') % (
+        ', '.join(names) if names else _('none')))
+    raise exceptions.BreakpointCommandError(message)
 
 
 def prepare(client, env_paths, add=(), remove=(), stack=None,
@@ -235,6 +251,11 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
         return None
 
     requested = from_files + added
+    # hand-set hooks (--pre-update, or in the files) are removable too
+    sent_hooks = {name for name, _hook in extra_hooks} | {
+        '/'.join(path) for f in files
+        for path, hooks in hooks_tree(f['env']).items()
+        if set(hooks) & set(PRE_HOOKS)}
     if template_names is None and existing and stack is not None:
         template_names = _stored_resource_names(client, stack)
     if template_names is not None:
@@ -255,6 +276,13 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
             _set_hooks(hook_env, path, hooks)
         send_marker = True
     else:
+        if removed:
+            # A full update replaces the environment: a removal can only
+            # mean a breakpoint the stack has or one being added.
+            _check_removed(stack, removed, {
+                bp.name for bp in breakpoints.armed(
+                    _stored_environment(client, stack))} | {
+                bp.name for bp in requested} | sent_hooks)
         final = _merged(requested, removed)
         # Applied where the hooks will live, so the marker records the
         # user's own hooks on the same entries and removal gives them back.

@@ -500,3 +500,27 @@ def test_pre_update_with_existing_keeps_breakpoint_hooks(heat, stack):
     assert hooks_of(stored, 'a1') == ['pre-create', 'pre-update']
     assert hooks_of(stored, 'a2') == ['pre-create', 'pre-update']
     assert marker_names(stored) == ['a1', 'b1', 'nested/inner', 'a2']
+
+
+# -- --no-breakpoint without --existing ---------------------------------------
+
+def test_full_update_refuses_an_unknown_no_breakpoint(
+        heat, stack, template):
+    # a3 is neither stored in the stack nor added by this update
+    with pytest.raises(osc_exc.CommandError) as raised:
+        update(heat, ['s', '-t', template, '--breakpoint', 'a2',
+                      '--no-breakpoint', 'a3'])
+    message = str(raised.value)
+    assert message.startswith('Stack s has no breakpoint a3; closest: '
+                              ), message
+    assert '(breakpoints: ' in message and 'a2' in message
+    assert not heat.updates
+
+
+def test_full_update_accepts_a_stored_or_added_no_breakpoint(heat, stack,
+                                                             template):
+    stored = [bp.name for bp in breakpoints.from_environment(
+        heat.stacks.environment('s'))]
+    assert stored
+    update(heat, ['s', '-t', template, '--no-breakpoint', stored[0]])
+    assert len(heat.updates) == 1
