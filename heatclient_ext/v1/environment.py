@@ -49,6 +49,7 @@ from heatclient import exc as heat_exc
 from oslo_serialization import jsonutils
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import nesting
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 
@@ -226,6 +227,16 @@ def _check_removed(stack, removed, known) -> None:
     raise exceptions.BreakpointCommandError(message)
 
 
+def _check_nested(client, stack, existing, files, final, types):
+    """Refuse ``outer/inner`` where ``outer`` is surely no nested stack."""
+    if not any(len(bp.segments) > 1 for bp in final):
+        return
+    envs = [entry['env'] for entry in files]
+    if existing and stack is not None:
+        envs.append(_stored_environment(client, stack))
+    nesting.check_nested(final, types, envs)
+
+
 def prepare(client, env_paths, add=(), remove=(), stack=None,
             existing=False, template_names=None,
             extra_hooks=()) -> Prepared | None:
@@ -234,7 +245,8 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     ``add`` and ``remove`` are the ``--breakpoint`` / ``--no-breakpoint``
     names; ``stack`` and ``existing`` describe an update (the stored
     environment is read only for a PATCH); ``template_names`` are the
-    top-level resource names of the template being sent, if known.
+    top-level resource names of the template being sent, if known (a
+    mapping of names to types also lets nested names be checked).
     ``extra_hooks`` are ``(name, hook)`` pairs of heatclient's own
     ``--pre-create`` / ``--pre-update``: heatclient puts them in the merged
     environment, which Heat ignores once files are sent, so they travel in
@@ -261,6 +273,9 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     if template_names is not None:
         breakpoints.check_resource_names(_merged(requested, removed),
                                          template_names)
+    if isinstance(template_names, dict):
+        _check_nested(client, stack, existing, files,
+                      _merged(requested, removed), template_names)
     for entry in files:
         if _drop_pre_hooks(entry['env'], set(removed)):
             entry['changed'] = True
@@ -333,7 +348,10 @@ def hook_pairs(names, hook) -> list:
 
 
 def template_resource_names(path):
-    """Top-level resource names of a local template, None if unreadable."""
+    """``{name: type}`` of a local template's top-level resources.
+
+    None if unreadable. Iterating it gives the names.
+    """
     if not path:
         return None
     try:
@@ -342,10 +360,7 @@ def template_resource_names(path):
     except Exception:  # heatclient reports a bad template itself, later
         LOG.debug('Cannot read template %s for name checks', path)
         return None
-    if not isinstance(template, dict):
-        return None
-    resources = template.get('resources') or template.get('Resources')
-    return list(resources or {})
+    return nesting.resource_types(template)
 
 
 def _write(name: str, env: dict) -> None:
@@ -381,11 +396,12 @@ def _stored_environment(client, stack) -> dict:
 
 
 def _stored_resource_names(client, stack):
-    """Top-level resource names of the stack's stored template, if any."""
+    """``{name: type}`` of the stack's stored template, if any."""
     try:
         template = client.stacks.template(stack)
     except Exception:  # checked again by Heat; not worth failing here
         return None
-    resources = (template or {}).get('resources') or (
-        template or {}).get('Resources')
-    return sorted(resources) if isinstance(resources, dict) else None
+    if not isinstance(template, dict) or not isinstance(
+            template.get('resources', template.get('Resources')), dict):
+        return None
+    return nesting.resource_types(template)

@@ -42,8 +42,9 @@ from heatclient_ext.osc import hooks
 TEMPLATE = {
     'heat_template_version': '2018-08-31',
     'parameters': {'flavor': {'type': 'string', 'default': 'm1'}},
-    'resources': {name: {'type': 'OS::Heat::None'}
-                  for name in ('a1', 'a2', 'b1', 'nested')},
+    'resources': dict({name: {'type': 'OS::Heat::None'}
+                       for name in ('a1', 'a2', 'b1')},
+                      nested={'type': 'OS::Heat::Stack'}),
 }
 MARKER = breakpoints.MARKER
 
@@ -524,3 +525,14 @@ def test_full_update_accepts_a_stored_or_added_no_breakpoint(heat, stack,
     assert stored
     update(heat, ['s', '-t', template, '--no-breakpoint', stored[0]])
     assert len(heat.updates) == 1
+
+
+def test_nested_name_under_a_plain_resource_is_refused(heat, template):
+    with pytest.raises(osc_exc.CommandError) as raised:
+        create(heat, ['s', '-t', template, '--breakpoint', 'a1/x'])
+    assert str(raised.value) == (
+        "breakpoint 'a1/x': 'a1' is not a nested stack (OS::Heat::None); "
+        "nested stack resources: nested")
+    assert not heat.creates
+    create(heat, ['s', '-t', template, '--breakpoint', 'nested/x'])
+    assert len(heat.creates) == 1
