@@ -49,8 +49,8 @@ def text(value, multiline=False):
 
     Strings are escaped; numbers stay numbers; ``None`` is empty;
     booleans and containers read as JSON. With ``multiline`` (a table
-    cell) a mapping is one ``key=value`` per line and a list one item
-    per line, each value as JSON.
+    cell) line breaks stay, a mapping is one ``key=value`` per line and a
+    list one item per line, each value as JSON.
     """
     value = _raw(value)
     if value is None:
@@ -60,6 +60,9 @@ def text(value, multiline=False):
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
+        if multiline:
+            # a table cell may span lines; each line is escaped
+            return '\n'.join(_safe(line) for line in value.splitlines())
         return _safe(value)
     if multiline and isinstance(value, dict):
         return '\n'.join(_safe('%s=%s' % (key, _json(value[key])))

@@ -220,7 +220,7 @@ def update_note(stack_name, name, rows):
              '(--existing) now') % {'stack': stack_name, 'name': name}
     if meets:
         return '%s; %s' % (text, _('it will hold at: %s') % ', '.join(meets))
-    return '%s; %s' % (text, _('no other breakpoint holds it'))
+    return '%s; %s' % (text, _('no other breakpoint will hold it'))
 
 
 def hit_inputs(properties, template, resource_name):
