@@ -20,11 +20,11 @@ filter are loaded exactly as in a deployed Heat: stevedore and paste.
 
 import argparse
 import errno
+import logging
 import os
 import shutil
 import signal
 import socket
-import logging
 import sys
 import threading
 import warnings

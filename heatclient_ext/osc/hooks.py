@@ -98,7 +98,7 @@ class _BreakpointHook(hooks.CommandHook):
                     getattr(parsed_args, hook_option, None),
                     'pre-' + self.action))
         except exceptions.USER_ERRORS as exc:
-            raise osc_exc.CommandError(str(exc))
+            raise osc_exc.CommandError(printable.printable(str(exc)))
         if prepared is not None:
             self._prepared = prepared
             atexit.register(prepared.cleanup)
@@ -124,7 +124,7 @@ class _BreakpointHook(hooks.CommandHook):
             stack, held = manager.wait(self._stack(parsed_args),
                                        poll=getattr(parsed_args, 'poll', 5))
         except exceptions.USER_ERRORS as exc:
-            raise osc_exc.CommandError(str(exc))
+            raise osc_exc.CommandError(printable.printable(str(exc)))
         status = stack.stack_status or ''
         if status.endswith('_FAILED'):
             raise osc_exc.CommandError(

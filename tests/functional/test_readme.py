@@ -172,6 +172,15 @@ def test_readme_convention_finds_the_commands():
                    for cmd in found)
 
 
+def test_using_it_says_a_plain_update_drops_breakpoints():
+    with open(README, encoding='utf-8') as readme:
+        text = ' '.join(' '.join(section_lines(readme.read(),
+                                               SECTION)).split())
+    assert ('Without ``--existing`` Heat *replaces* the stack\'s '
+            'environment with the one sent, so a plain ``openstack stack '
+            'update S -t T`` drops every breakpoint the stack had') in text
+
+
 def test_using_it_runs_as_written(server, monkeypatch):
     monkeypatch.chdir(ROOT)
     hc = server.client()

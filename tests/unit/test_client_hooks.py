@@ -536,3 +536,14 @@ def test_nested_name_under_a_plain_resource_is_refused(heat, template):
     assert not heat.creates
     create(heat, ['s', '-t', template, '--breakpoint', 'nested/x'])
     assert len(heat.creates) == 1
+
+
+def test_errors_naming_template_resources_are_escaped(heat, tmp_path):
+    path = tmp_path / 'odd.yaml'
+    path.write_text(yaml.safe_dump({
+        'heat_template_version': '2018-08-31',
+        'resources': {'web\x1b[2J': {'type': 'OS::Heat::None'}}}))
+    with pytest.raises(osc_exc.CommandError) as raised:
+        create(heat, ['s', '-t', str(path), '--breakpoint', 'web'])
+    assert '\x1b' not in str(raised.value)
+    assert 'web\\x1b[2J' in str(raised.value)

@@ -152,7 +152,7 @@ def test_update_note_without_other_update_breakpoints():
     rows = [{'state': 'armed', 'breakpoint': 'a', 'action': 'CREATE,UPDATE'},
             {'state': 'armed', 'breakpoint': 'c', 'action': 'CREATE'}]
     assert bp_v1.update_note('s', 'a', rows).endswith(
-        '; no other breakpoint holds it')
+        '; no other breakpoint will hold it')
 
 
 def test_legacy_output_escapes_template_text(monkeypatch, capsys):
