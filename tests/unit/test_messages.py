@@ -60,6 +60,13 @@ def test_osc_help_has_no_rst_markup(verb):
     assert '``' not in text and ':func:' not in text
 
 
+@pytest.mark.parametrize('verb', sorted(VERBS))
+def test_legacy_help_has_no_rst_markup(verb):
+    text = legacy_help('breakpoint-' + verb)
+    assert 'usage: heat-breakpoint breakpoint-' + verb in text
+    assert '``' not in text
+
+
 def test_clear_help_says_what_clear_does():
     text = osc_help('clear')
     assert 'refused' not in text
