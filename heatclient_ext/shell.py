@@ -32,6 +32,7 @@ from keystoneauth1 import session as ks_session
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext import printable
 from heatclient_ext.v1 import shell as commands
 
 NO_AUTH = ('none', 'noauth')
@@ -121,7 +122,8 @@ def main(argv=None):
     except Exception as exc:  # like heatclient's shell: no traceback
         if '--debug' in argv or '-d' in argv:
             raise
-        print(exceptions.one_line(exc), file=sys.stderr)
+        print(printable.printable(exceptions.one_line(exc)),
+              file=sys.stderr)
         return 1
     return 0
 

@@ -37,6 +37,7 @@ import webob.exc
 
 from heat_breakpoint.api import view
 from heat_breakpoint import breakpoints
+from heat_breakpoint import nesting
 
 LOG = logging.getLogger(__name__)
 
@@ -220,34 +221,28 @@ def _carry_across_files(names: list[str], rewritten: dict) -> None:
         rewritten[first] = env
 
 
-def _template_resource_names(template: object) -> typing.Optional[list]:
-    """Top-level resource names of an inline template, if readable."""
+def _template_resource_types(template: object) -> typing.Optional[dict]:
+    """``{name: type}`` of an inline template's resources, if readable."""
     if isinstance(template, str):
         try:
             template = breakpoints.load_environment_text(template)
         except breakpoints.BreakpointError:
             return None  # Heat reports a broken template better than we do
-    if not isinstance(template, dict):
-        return None
-    resources = template.get('resources', template.get('Resources'))
-    if resources is None:
-        return []
-    if not isinstance(resources, dict):
-        return None
-    return list(resources)
+    return nesting.resource_types(template)
 
 
 def _check_names(body: dict, envs: list[dict]) -> None:
     if _TEMPLATE not in body:
         return  # template_url, or a PATCH keeping the stored template
-    names = _template_resource_names(body[_TEMPLATE])
-    if names is None:
+    types = _template_resource_types(body[_TEMPLATE])
+    if types is None:
         return
     found = {}
     for env in envs:
         for breakpoint in breakpoints.from_environment(env):
             found[breakpoint.name] = breakpoint
-    breakpoints.check_resource_names(found.values(), names)
+    breakpoints.check_resource_names(found.values(), types)
+    nesting.check_nested(found.values(), types, envs)
 
 
 def rewrite_body(raw: bytes) -> typing.Optional[bytes]:

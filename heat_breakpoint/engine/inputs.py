@@ -13,15 +13,13 @@
 
 The hit event's details must help a person debug without leaking what the
 template author hid: values of ``hidden: true`` parameters and properties
-whose names say they hold a secret are replaced by a mask.
+whose names say they hold a secret (:mod:`heat_breakpoint.secrets`, the
+rule the client uses too) are replaced by a mask.
 """
 
-import re
+from heat_breakpoint import secrets
 
-MASK = '******'
-_SECRET_NAME = re.compile(
-    r'pass(word|phrase)?|secret|token|private_?key|credential',
-    re.IGNORECASE)
+MASK = secrets.MASK
 
 
 # Where a Stack object keeps its hidden values, with the Parameters object
@@ -62,7 +60,7 @@ def mask(value, hidden, key: str = ''):
     What holds no secret comes back as the very same object, so a caller
     can tell with ``is`` that there was nothing to mask.
     """
-    if key and value not in (None, '') and _SECRET_NAME.search(key):
+    if key and value not in (None, '') and secrets.is_secret_name(key):
         return MASK
     if isinstance(value, dict):
         masked = {k: mask(v, hidden, str(k)) for k, v in value.items()}

@@ -13,13 +13,14 @@
 
 import logging
 
-from osc_lib.cli import format_columns
 from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
 
 from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext import output
+from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
 
 LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
@@ -36,11 +37,11 @@ def _manager(client):
 
 def _user_errors(func):
     """Report the model's and the manager's errors as one-line failures."""
-    def wrapper(client, args):
+    def wrapper(client, args, *extra):
         try:
-            return func(client, args)
+            return func(client, args, *extra)
         except exceptions.USER_ERRORS as exc:
-            raise osc_exc.CommandError(str(exc))
+            raise osc_exc.CommandError(printable.printable(str(exc)))
     wrapper.__doc__ = func.__doc__
     wrapper.__name__ = func.__name__
     return wrapper
@@ -86,46 +87,52 @@ def _release_rows(rows, how):
 @_user_errors
 def list_breakpoints(client, args):
     rows = _manager(client).list(args.stack, args.nested_depth)
-    return LIST_COLUMNS, [tuple(bp_v1.row_value(row, key)
-                                for key in bp_v1.COLUMNS)
-                          for row in rows]
+    return LIST_COLUMNS, output.rows(
+        args, [tuple(bp_v1.row_value(row, key) for key in bp_v1.COLUMNS)
+               for row in rows])
 
 
 @_user_errors
 def show_breakpoint(client, args):
-    shown = _manager(client).show(args.stack, args.resource)
-    shown['inputs'] = format_columns.DictColumn(shown['inputs'] or {})
+    shown = _manager(client).show(args.stack, args.resource,
+                                  nested_depth=args.nested_depth)
+    shown['inputs'] = shown['inputs'] or {}
     for key in ('requires', 'required_by', 'next'):
-        shown[key] = format_columns.ListColumn(shown[key] or [])
-    return SHOW_FIELDS, tuple(shown[key] for key in SHOW_FIELDS)
+        shown[key] = shown[key] or []
+    return SHOW_FIELDS, output.values(
+        args, tuple(shown[key] for key in SHOW_FIELDS))
 
 
 @_user_errors
 def step_breakpoint(client, args):
     rows = _manager(client).step(args.stack, args.resource)
-    return RELEASE_COLUMNS, _release_rows(rows, 'stepped')
+    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'stepped'))
 
 
 @_user_errors
 def continue_breakpoints(client, args):
     rows = _manager(client).continue_(args.stack, args.nested_depth,
                                       to=args.to)
-    return RELEASE_COLUMNS, _release_rows(rows, 'released'), any(
+    return RELEASE_COLUMNS, output.rows(
+        args, _release_rows(rows, 'released')), any(
         row['form'] == 'hook' for row in rows)
 
 
 @_user_errors
 def set_breakpoint(client, args):
-    result = _manager(client).set(args.stack, args.resource, args.when)
-    return RELEASE_COLUMNS, [(args.resource, '', result)]
+    result = _manager(client).set(args.stack, args.resource, args.when,
+                                  next_operation=bp_v1.NEXT_OPERATION)
+    return RELEASE_COLUMNS, output.rows(args, [(args.resource, '', result)])
 
 
 @_user_errors
-def clear_breakpoint(client, args):
-    rows, result = _manager(client).clear(args.stack, args.resource)
+def clear_breakpoint(client, args, announce=None):
+    rows, result = _manager(client).clear(args.stack, args.resource,
+                                          announce=announce)
     if result == 'released':
-        return RELEASE_COLUMNS, _release_rows(rows, 'released')
-    return RELEASE_COLUMNS, [(args.resource, '', result)]
+        return RELEASE_COLUMNS, output.rows(
+            args, _release_rows(rows, 'released'))
+    return RELEASE_COLUMNS, output.rows(args, [(args.resource, '', result)])
 
 
 class ListBreakpoint(command.Lister):
@@ -158,6 +165,11 @@ class ShowBreakpoint(command.ShowOne):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
+        parser.add_argument(
+            '--nested-depth', metavar='<nested-depth>',
+            type=bp_v1.depth_argument,
+            help=_('Depth of nested stacks in which to look for the '
+                   'resource (default: the depth its path names)'))
         return parser
 
     def take_action(self, parsed_args):
@@ -167,14 +179,23 @@ class ShowBreakpoint(command.ShowOne):
 
 
 class StepBreakpoint(command.Lister):
-    """Release held resources and hold again at the next ones."""
+    """Release held resources and hold again at the next ones.
+
+    Without a resource every held resource is stepped; with one, only that
+    resource is released and the others stay held. The operation then
+    holds at the resources that wait for the released ones (for a delete,
+    at the resources they require).
+    """
 
     log = logging.getLogger(__name__ + '.StepBreakpoint')
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
-        _add_resource(parser, required=False)
+        parser.add_argument(
+            'resource', metavar='<resource>', nargs='?',
+            help=_('Held resource to step from, nested ones named '
+                   'nested_stack/resource (default: every held resource)'))
         return parser
 
     def take_action(self, parsed_args):
@@ -230,13 +251,15 @@ class ContinueBreakpoint(command.Lister):
 
 
 class ClearBreakpoint(command.Lister):
-    """Release the resource held at a breakpoint, or remove the breakpoint.
+    """Release the resource held at a breakpoint, or disarm the breakpoint.
 
-    A held resource is released and the other breakpoints stay. A
-    breakpoint that holds nothing is removed from the stack's stored
-    environment with ``openstack stack update --existing``, which runs an
-    update; while an operation is in progress that is refused, since the
-    removal would only take effect at the next operation.
+    A held resource is released; the other breakpoints stay. While an
+    operation runs, a breakpoint that holds nothing is disarmed for the rest
+    of that operation; it stays in the stack's stored environment for later
+    operations. On a stack with no operation running, the breakpoint is
+    removed from the stored environment: that runs a stack update (as
+    "openstack stack update --existing --no-breakpoint" does), which holds
+    at the stack's other update breakpoints; the command names them first.
     """
 
     log = logging.getLogger(__name__ + '.ClearBreakpoint')
@@ -250,4 +273,7 @@ class ClearBreakpoint(command.Lister):
     def take_action(self, parsed_args):
         self.log.debug('take_action(%s)', parsed_args)
         return clear_breakpoint(self.app.client_manager.orchestration,
-                                parsed_args)
+                                parsed_args, self._announce)
+
+    def _announce(self, text):
+        self.app.stderr.write(printable.printable(text) + '\n')

@@ -26,6 +26,8 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext import output
+from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import kinds
@@ -101,7 +103,7 @@ class _BreakpointHook(hooks.CommandHook):
                     getattr(parsed_args, hook_option, None),
                     'pre-' + self.action))
         except exceptions.USER_ERRORS as exc:
-            raise osc_exc.CommandError(str(exc))
+            raise osc_exc.CommandError(printable.printable(str(exc)))
         if prepared is not None:
             self._prepared = prepared
             atexit.register(prepared.cleanup)
@@ -127,23 +129,44 @@ class _BreakpointHook(hooks.CommandHook):
             stack, held = manager.wait(self._stack(parsed_args),
                                        poll=getattr(parsed_args, 'poll', 5))
         except exceptions.USER_ERRORS as exc:
-            raise osc_exc.CommandError(str(exc))
+            raise osc_exc.CommandError(printable.printable(str(exc)))
         status = stack.stack_status or ''
         if status.endswith('_FAILED'):
             raise osc_exc.CommandError(
                 _('Stack %(name)s %(status)s: %(reason)s') %
-                {'name': stack.stack_name, 'status': status,
-                 'reason': stack.stack_status_reason})
+                {'name': printable.printable(stack.stack_name),
+                 'status': status,
+                 'reason': printable.printable(stack.stack_status_reason)})
         columns = list(columns)
         data = [getattr(stack, column, value)
                 for column, value in zip(columns, data)]
         if held:
-            self.cmd.app.stderr.write(
-                _('Stack %(name)s is held at: %(held)s\n') %
-                {'name': stack.stack_name, 'held': bp_v1.held_text(held)})
+            if getattr(parsed_args, 'formatter', 'table') == 'table':
+                self._say_after_output(
+                    _('Stack %(name)s is held at: %(held)s\n') %
+                    {'name': printable.printable(stack.stack_name),
+                     'held': printable.printable(bp_v1.held_text(held))})
             columns.append(HELD_COLUMN)
             data.append(bp_v1.held_text(held))
-        return columns, data
+        return columns, list(output.values(parsed_args, data))
+
+    def _say_after_output(self, text):
+        """Print ``text`` on stdout right after the command's table.
+
+        It is the command's answer, not a diagnostic, so it goes to stdout;
+        cliff runs after-hooks before it prints, hence the wrapper. Machine
+        formats (``-f json``...) carry it in the ``held_breakpoints``
+        field only, so that their output stays parseable.
+        """
+        cmd = self.cmd
+        produce_output = cmd.produce_output
+
+        def produce_then_say(parsed_args, column_names, data):
+            result = produce_output(parsed_args, column_names, data)
+            cmd.app.stdout.write(text)
+            return result
+
+        cmd.produce_output = produce_then_say
 
 
 class CreateBreakpointHook(_BreakpointHook):

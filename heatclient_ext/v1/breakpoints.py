@@ -37,14 +37,14 @@ from oslo_utils import timeutils
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import environment
 
 ARMED = 'armed'
 HELD = 'held'
-MASK = '******'
-SECRET_KEY = re.compile(r'password|secret|token|key', re.IGNORECASE)
+MASK = secrets.MASK
 
 # Stock Heat's event when a hook holds a resource, and the hook per action.
 _NATIVE_PAUSED = re.compile(
@@ -81,6 +81,11 @@ def row_value(row, key):
     if key == 'when':
         return row.get(key) or breakpoints.BEFORE
     return row.get(key) or ''
+
+
+#: What ``set`` suggests for a stack with no operation running.
+NEXT_OPERATION = ('openstack stack update --existing --breakpoint %(name)s '
+                  '%(stack)s')
 
 
 def depth_argument(text):
@@ -191,21 +196,8 @@ def _tree(root_ident, resources):
             for res in resources]
 
 
-def _inputs_of(properties):
-    """The resource's inputs in a hit event's ``resource_properties``.
-
-    The plugin's hit event wraps them with the breakpoint's details; a
-    stock event holds the properties themselves.
-    """
-    properties = properties or {}
-    if isinstance(properties.get('properties'), dict) and \
-            'breakpoint' in properties:
-        return properties['properties']
-    return properties
-
-
 def _mask(value, key=''):
-    if key and SECRET_KEY.search(key) and value not in (None, ''):
+    if key and secrets.is_secret_name(key) and value not in (None, ''):
         return MASK
     if isinstance(value, dict):
         return {k: _mask(v, str(k)) for k, v in value.items()}
@@ -246,6 +238,41 @@ def mask_inputs(properties, template=None, resource_name=None):
         if key in masked and _references(snippet, hidden):
             masked[key] = MASK
     return masked
+
+
+def update_note(stack_name, name, rows):
+    """What removing ``name`` from an idle stack's environment will do.
+
+    Heat stores an environment only with a stack update, and that update
+    walks the stack's resources: the other breakpoints armed for updates
+    hold it.
+    """
+    meets = sorted({row['breakpoint'] for row in rows
+                    if row['state'] == ARMED and row['breakpoint'] != name
+                    and 'UPDATE' in (row['action'] or '').split(',')})
+    text = _('Stack %(stack)s has no operation running: removing breakpoint '
+             '%(name)s from its stored environment runs a stack update '
+             '(--existing) now') % {'stack': stack_name, 'name': name}
+    if meets:
+        return '%s; %s' % (text, _('it will hold at: %s') % ', '.join(meets))
+    return '%s; %s' % (text, _('no other breakpoint will hold it'))
+
+
+def hit_inputs(properties, template, resource_name):
+    """The inputs a hit event shows, masked by the one secret rule.
+
+    The plugin's hit event carries inputs the engine has masked already,
+    hidden parameters replaced *inside* the values they feed
+    (``database:app:******``): they are shown as they are. A stock Heat's
+    event carries them unmasked, and the client does not know the hidden
+    values: there each input fed by a hidden parameter is masked whole.
+    ``template`` is called for the stack's template only when needed.
+    """
+    properties = properties or {}
+    if isinstance(properties.get('properties'), dict) and \
+            'breakpoint' in properties:
+        return _mask(dict(properties['properties']))
+    return mask_inputs(properties, template(), resource_name)
 
 
 class BreakpointManager:
@@ -459,24 +486,27 @@ class BreakpointManager:
         st, rows = self.current(stack, nested_depth)
         return st, [row for row in rows if row['state'] == HELD]
 
-    def _find(self, stack_ident, name, armed):
+    def _find(self, stack_ident, name, armed, nested_depth=None):
         bp = breakpoints.parse_name(name)
         if any(c in name for c in '*?['):
             raise _error(_('%(name)s is a pattern: give one resource path'),
                          name=name)
-        tree = self._resources(stack_ident, len(bp.segments) - 1)
+        tree = self._resources(stack_ident, len(bp.segments) - 1
+                               if nested_depth is None else nested_depth)
         for res in tree:
             if res.path == bp.segments:
                 return res, tree
         raise _error(_('Resource %(name)s not found in stack %(stack)s'),
                      name=name, stack=stack_ident.split('/')[0])
 
-    def show(self, stack, name):
+    def show(self, stack, name, nested_depth=None):
         """One resource: what the operation does there, inputs, neighbours.
 
         The view describes it (held, armed, disarmed, done; the rule that
         decides it; the hit's inputs as the engine masked them). Without
-        the view it is worked out from the resource and event lists.
+        the view it is worked out from the resource and event lists;
+        there ``nested_depth`` limits how deep the resource is looked for
+        (default: the depth its path names).
         """
         described = self.describe(stack, name)
         if described is not None:
@@ -489,7 +519,7 @@ class BreakpointManager:
         st = self.get_stack(stack)
         ident = _ident(st)
         armed = self.armed(ident)
-        res, tree = self._find(ident, name, armed)
+        res, tree = self._find(ident, name, armed, nested_depth)
         held = [row for row in self.held(st, armed, tree=tree)
                 if row['resource'] == res.path_name]
         matching = [bp for bp in armed if bp.matches(res.path)]
@@ -524,9 +554,9 @@ class BreakpointManager:
             event = self._hit_event(res)
             if event is not None:
                 result['event'] = event.id
-                result['inputs'] = mask_inputs(
-                    _inputs_of(getattr(event, 'resource_properties', None)),
-                    self._template(res.stack), res.name)
+                result['inputs'] = hit_inputs(
+                    getattr(event, 'resource_properties', None),
+                    lambda: self._template(res.stack), res.name)
         return result
 
     def _hit_event(self, res):
@@ -644,11 +674,15 @@ class BreakpointManager:
         except heat_exc.HTTPException as exc:
             raise _error('%(reason)s', reason=_server_words(exc))
 
-    def set(self, stack, name, when=breakpoints.BEFORE):
+    def set(self, stack, name, when=breakpoints.BEFORE,
+            next_operation=NEXT_OPERATION):
         """Arm a breakpoint at ``name`` in the running operation.
 
         ``when``: hold before the resource's action (default), after it,
         on its failure, or before an update that changes or replaces it.
+        ``next_operation`` is the command (with ``%(name)s`` and
+        ``%(stack)s``) suggested for a stack with no operation running, in
+        the calling shell's spelling.
 
         Returns ``'armed'``, or ``'already held'`` / ``'already armed'``
         when there was nothing to do; refuses a resource already done.
@@ -656,9 +690,9 @@ class BreakpointManager:
         st = self.get_stack(stack)
         if not _running(st):
             raise _error(_('Stack %(stack)s has no operation in progress: '
-                           'use "openstack stack update --existing '
-                           '--breakpoint %(name)s" for the next one'),
-                         stack=st.stack_name, name=name)
+                           'use "%(command)s" for the next one'),
+                         stack=st.stack_name, command=next_operation % {
+                             'name': name, 'stack': st.stack_name})
         found = self._runtime_state(_ident(st), name, 'set')
         if found is not None:
             if found['state'] == DONE:
@@ -672,12 +706,13 @@ class BreakpointManager:
         self.command(st, name, 'set', when)
         return ARMED
 
-    def clear(self, stack, name):
+    def clear(self, stack, name, announce=None):
         """Release the resource held at ``name``, or disarm ``name``.
 
         Returns ``(rows, result)`` with result ``'released'``,
         ``'disarmed'`` (for the rest of the running operation) or
-        ``'removed'`` (from the stored environment).
+        ``'removed'`` (from the stored environment, by a stack update,
+        which ``announce(text)`` is told of before it starts).
         """
         st, found = self.current(stack)
         ident = _ident(st)
@@ -709,6 +744,8 @@ class BreakpointManager:
         if _running(st):
             self.command(st, name, 'clear')
             return [], 'disarmed'
+        if announce is not None:
+            announce(update_note(st.stack_name, name, found))
         self.update_environment(ident, remove=[name])
         return [], 'removed'
 

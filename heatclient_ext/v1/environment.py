@@ -35,6 +35,7 @@ environment key by key, so removing a hook means sending ``hooks: []``
 """
 
 import copy
+import difflib
 import logging
 import os
 import shutil
@@ -48,6 +49,7 @@ from heatclient import exc as heat_exc
 from oslo_serialization import jsonutils
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import nesting
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 
@@ -210,12 +212,7 @@ def _patched(client, stack, requested, removed, extra_hooks=()):
     hooked = {'/'.join(path) for path, hooks in hooks_tree(stored).items()
               if set(hooks) & set(PRE_HOOKS)}
     wanted = {bp.name for bp in requested}
-    unknown = [name for name in removed
-               if name not in marked | hooked | wanted]
-    if unknown:
-        raise exceptions.BreakpointCommandError(
-            _('Stack %(stack)s has no breakpoint %(names)s') %
-            {'stack': stack, 'names': ', '.join(unknown)})
+    _check_removed(stack, removed, marked | hooked | wanted)
     target = breakpoints.remove_from_environment(
         stored, [name for name in removed if name in marked])
     # Hooks set by hand (--pre-create) are breakpoints to the user too.
@@ -231,6 +228,36 @@ def _patched(client, stack, requested, removed, extra_hooks=()):
     return overlay, _marker(target), breakpoints.from_environment(target)
 
 
+def _check_removed(stack, removed, known) -> None:
+    """Refuse ``--no-breakpoint`` names the stack will not have.
+
+    ``known``: the stack's stored breakpoints and those being added.
+    """
+    unknown = [name for name in removed if name not in known]
+    if not unknown:
+        return
+    message = _('Stack %(stack)s has no breakpoint %(names)s') % {
+        'stack': stack, 'names': ', '.join(unknown)}
+    names = sorted(known)
+    closest = difflib.get_close_matches(unknown[0], names, n=3, cutoff=0.4)
+    if closest:
+        message = '%s; %s' % (message,
+                              _('closest: %s') % ', '.join(closest))
+    message = '%s (%s)' % (message, _('breakpoints: %s') % (
+        ', '.join(names) if names else _('none')))
+    raise exceptions.BreakpointCommandError(message)
+
+
+def _check_nested(client, stack, existing, files, final, types):
+    """Refuse ``outer/inner`` where ``outer`` is surely no nested stack."""
+    if not any(len(bp.segments) > 1 for bp in final):
+        return
+    envs = [entry['env'] for entry in files]
+    if existing and stack is not None:
+        envs.append(_stored_environment(client, stack))
+    nesting.check_nested(final, types, envs)
+
+
 def prepare(client, env_paths, add=(), remove=(), stack=None,
             existing=False, template_names=None,
             extra_hooks=()) -> Prepared | None:
@@ -239,7 +266,8 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     ``add`` and ``remove`` are the ``--breakpoint`` / ``--no-breakpoint``
     names; ``stack`` and ``existing`` describe an update (the stored
     environment is read only for a PATCH); ``template_names`` are the
-    top-level resource names of the template being sent, if known.
+    top-level resource names of the template being sent, if known (a
+    mapping of names to types also lets nested names be checked).
     ``extra_hooks`` are ``(name, hook)`` pairs of heatclient's own
     ``--pre-create`` / ``--pre-update``: heatclient puts them in the merged
     environment, which Heat ignores once files are sent, so they travel in
@@ -256,11 +284,19 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
         return None
 
     requested = from_files + added
+    # hand-set hooks (--pre-update, or in the files) are removable too
+    sent_hooks = {name for name, _hook in extra_hooks} | {
+        '/'.join(path) for f in files
+        for path, hooks in hooks_tree(f['env']).items()
+        if set(hooks) & set(PRE_HOOKS)}
     if template_names is None and existing and stack is not None:
         template_names = _stored_resource_names(client, stack)
     if template_names is not None:
         breakpoints.check_resource_names(_merged(requested, removed),
                                          template_names)
+    if isinstance(template_names, dict):
+        _check_nested(client, stack, existing, files,
+                      _merged(requested, removed), template_names)
     for entry in files:
         if _drop_pre_hooks(entry['env'], set(removed)):
             entry['changed'] = True
@@ -276,6 +312,13 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
             _set_hooks(hook_env, path, hooks)
         send_marker = True
     else:
+        if removed:
+            # A full update replaces the environment: a removal can only
+            # mean a breakpoint the stack has or one being added.
+            _check_removed(stack, removed, {
+                bp.name for bp in breakpoints.armed(
+                    _stored_environment(client, stack))} | {
+                bp.name for bp in requested} | sent_hooks)
         final = _merged(requested, removed)
         # Applied where the hooks will live, so the marker records the
         # user's own hooks on the same entries and removal gives them back.
@@ -326,7 +369,10 @@ def hook_pairs(names, hook) -> list:
 
 
 def template_resource_names(path):
-    """Top-level resource names of a local template, None if unreadable."""
+    """``{name: type}`` of a local template's top-level resources.
+
+    None if unreadable. Iterating it gives the names.
+    """
     if not path:
         return None
     try:
@@ -335,10 +381,7 @@ def template_resource_names(path):
     except Exception:  # heatclient reports a bad template itself, later
         LOG.debug('Cannot read template %s for name checks', path)
         return None
-    if not isinstance(template, dict):
-        return None
-    resources = template.get('resources') or template.get('Resources')
-    return list(resources or {})
+    return nesting.resource_types(template)
 
 
 def _write(name: str, env: dict) -> None:
@@ -374,11 +417,12 @@ def _stored_environment(client, stack) -> dict:
 
 
 def _stored_resource_names(client, stack):
-    """Top-level resource names of the stack's stored template, if any."""
+    """``{name: type}`` of the stack's stored template, if any."""
     try:
         template = client.stacks.template(stack)
     except Exception:  # checked again by Heat; not worth failing here
         return None
-    resources = (template or {}).get('resources') or (
-        template or {}).get('Resources')
-    return sorted(resources) if isinstance(resources, dict) else None
+    if not isinstance(template, dict) or not isinstance(
+            template.get('resources', template.get('Resources')), dict):
+        return None
+    return nesting.resource_types(template)

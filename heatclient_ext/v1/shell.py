@@ -24,11 +24,16 @@ from heatclient.v1 import shell as stock
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext import output
+from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import graph
 from heatclient_ext.v1 import kinds
 
+#: What ``breakpoint-set`` suggests for a stack with no operation running.
+NEXT_OPERATION = ('heat-breakpoint stack-update %(stack)s --existing '
+                  '--breakpoint %(name)s')
 # How often --poll looks at a stack that was created with breakpoints.
 DEFAULT_POLL = 5
 
@@ -90,7 +95,8 @@ def _wait(manager, stack, poll):
     stack, held = manager.wait(stack, poll=poll)
     if held:
         print(_('Stack %(name)s is held at: %(held)s') %
-              {'name': stack.stack_name, 'held': bp_v1.held_text(held)})
+              {'name': printable.printable(stack.stack_name),
+               'held': printable.printable(bp_v1.held_text(held))})
         return
     status = stack.stack_status or ''
     if status.endswith('_FAILED'):
@@ -99,7 +105,7 @@ def _wait(manager, stack, poll):
             {'name': stack.stack_name, 'status': status,
              'reason': stack.stack_status_reason})
     print(_('Stack %(name)s %(status)s') %
-          {'name': stack.stack_name, 'status': status})
+          {'name': printable.printable(stack.stack_name), 'status': status})
 
 
 do_stack_create = _with_breakpoints(
@@ -117,7 +123,7 @@ def _print_rows(rows, fields, fmt):
                          indent=2))
         return
     utils.print_list(rows, list(fields),
-                     formatters={f: (lambda row, f=f: row[f])
+                     formatters={f: (lambda row, f=f: output.text(row[f]))
                                  for f in fields},
                      sortby_index=None)
 
@@ -139,27 +145,37 @@ def do_breakpoint_list(hc, args):
 @utils.arg(*_FORMAT_ARG[0], **_FORMAT_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path of the breakpoint.'))
+@utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
+           help=_('Depth of nested stacks in which to look for the '
+                  'resource (default: the depth its path names).'))
 def do_breakpoint_show(hc, args):
     """Show a breakpoint, the resource's inputs and its neighbours."""
-    shown = bp_v1.BreakpointManager(hc).show(args.stack, args.resource)
+    shown = bp_v1.BreakpointManager(hc).show(args.stack, args.resource,
+                                             nested_depth=args.nested_depth)
     if args.format == 'json':
         print(json.dumps(shown, indent=2))
         return
-    utils.print_dict(shown, formatters={
-        'inputs': utils.json_formatter,
-        'requires': utils.newline_list_formatter,
-        'required_by': utils.newline_list_formatter,
-        'next': utils.newline_list_formatter})
+    formatters = {key: (lambda value: output.text(value, multiline=True))
+                  for key in shown}
+    formatters['inputs'] = lambda value: '\n'.join(
+        printable.printable(line)
+        for line in utils.json_formatter(value).splitlines())
+    utils.print_dict(shown, formatters=formatters)
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>', nargs='?',
-           help=_('Resource path of the held resource to step from.'))
+           help=_('Resource path of the held resource to step from '
+                  '(default: every held resource).'))
 def do_breakpoint_step(hc, args):
-    """Release held resources and hold again at the next ones."""
+    """Release held resources and hold again at the next ones.
+
+    Without a resource every held resource is stepped; the operation then
+    holds at the resources that wait for the released ones.
+    """
     rows = bp_v1.BreakpointManager(hc).step(args.stack, args.resource)
     for row in rows:
-        print(_('Stepped from %(resource)s (%(action)s)') % row)
+        print(_('Stepped from %(resource)s (%(action)s)') % _safe_row(row))
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
@@ -167,12 +183,14 @@ def do_breakpoint_step(hc, args):
            help=_('Resource path where to arm a breakpoint.'))
 def do_breakpoint_set(hc, args):
     """Arm a breakpoint in the operation that is running now."""
-    result = bp_v1.BreakpointManager(hc).set(args.stack, args.resource)
+    result = bp_v1.BreakpointManager(hc).set(args.stack, args.resource,
+                                             next_operation=NEXT_OPERATION)
     if result == bp_v1.ARMED:
-        print(_('Armed %s') % args.resource)
+        print(_('Armed %s') % printable.printable(args.resource))
     else:
-        print(_('%(resource)s: %(result)s') % {'resource': args.resource,
-                                               'result': result})
+        print(_('%(resource)s: %(result)s') % {
+            'resource': printable.printable(args.resource),
+            'result': result})
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
@@ -183,7 +201,7 @@ def do_breakpoint_continue(hc, args):
     """Release every held resource and run the operation to completion."""
     rows = bp_v1.BreakpointManager(hc).continue_(args.stack, to=args.to)
     for row in rows:
-        print(_('Released %(resource)s (%(action)s)') % row)
+        print(_('Released %(resource)s (%(action)s)') % _safe_row(row))
     if any(row['form'] == 'hook' for row in rows):
         print(_('Note: this Heat has no breakpoint plugin: the remaining '
                 'breakpoints of this operation still hold'), file=sys.stderr)
@@ -193,19 +211,30 @@ def do_breakpoint_continue(hc, args):
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path of the breakpoint.'))
 def do_breakpoint_clear(hc, args):
-    """Release the resource held at a breakpoint, or remove the breakpoint."""
-    rows, result = bp_v1.BreakpointManager(hc).clear(args.stack,
-                                                     args.resource)
+    """Release a held resource, or disarm or remove the breakpoint.
+
+    While an operation runs, a breakpoint that holds nothing is disarmed
+    for the rest of it. On a stack with no operation running it is removed
+    from the stored environment by a stack update, which holds at the
+    stack's other update breakpoints: they are named first.
+    """
+    rows, result = bp_v1.BreakpointManager(hc).clear(
+        args.stack, args.resource, announce=lambda text: print(
+            printable.printable(text), file=sys.stderr))
+    name = printable.printable(args.resource)
     if result == 'released':
         for row in rows:
-            print(_('Released %(resource)s (%(action)s)') % row)
+            print(_('Released %(resource)s (%(action)s)') % _safe_row(row))
     elif result == 'disarmed':
-        print(_('Disarmed breakpoint %s for this operation')
-              % args.resource)
+        print(_('Disarmed breakpoint %s for this operation') % name)
     elif result == bp_v1.ALREADY_DISARMED:
-        print(_('%s: already disarmed') % args.resource)
+        print(_('%s: already disarmed') % name)
     else:
-        print(_('Removed breakpoint %s') % args.resource)
+        print(_('Removed breakpoint %s') % name)
+
+
+def _safe_row(row):
+    return {key: output.text(value) for key, value in row.items()}
 
 
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])

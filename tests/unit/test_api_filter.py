@@ -27,8 +27,9 @@ from heat_breakpoint import breakpoints as bp
 
 TEMPLATE = {
     'heat_template_version': '2018-08-31',
-    'resources': {name: {'type': 'OS::Heat::None'}
-                  for name in ('app', 'db', 'db_user', 'web')},
+    'resources': dict({name: {'type': 'OS::Heat::None'}
+                       for name in ('db', 'db_user', 'web')},
+                      app={'type': 'app.yaml'}),
 }
 TEMPLATE_YAML = ('heat_template_version: 2018-08-31\n'
                  'resources:\n'
@@ -180,6 +181,16 @@ class TestRewrite(object):
             'template_url': 'http://example.com/t.yaml',
             'environment': {'breakpoints': 'anything'}})
         assert response.status_int == 200
+
+    def test_nested_name_under_a_plain_resource_is_refused(self):
+        response, downstream = send({
+            'template': TEMPLATE,
+            'environment': {'breakpoints': 'db/x'}})
+        assert response.status_int == 400
+        assert ("breakpoint 'db/x': 'db' is not a nested stack "
+                "(OS::Heat::None); nested stack resources: app"
+                in fault_message(response))
+        assert not downstream.calls
 
     def test_template_as_text_is_checked(self):
         response, _ = send({'template': TEMPLATE_YAML,

@@ -94,7 +94,59 @@ def test_show_json_masks(heat):
 
 def test_show_table(heat):
     out, _err = osc(heat, 'show', 's', 'a2')
-    assert "db_password='******'" in out
+    assert 'db_password="******"' in out
+    assert 'value="v"' in out
+
+
+@pytest.fixture
+def odd_heat(heat):
+    """A held resource next to an odd name, with odd inputs.
+
+    Breakpoint names cannot hold control characters, but other resource
+    names, status reasons and inputs come from the template as they are.
+    """
+    stack = heat.add_stack('odd', env=breakpoints.apply_to_environment(
+        {}, breakpoints.parse_names(['r'])))
+    heat.add_resource(stack, 'e\x1b[2J', 'CREATE_COMPLETE',
+                      'done \x1b]0;title\x07', required_by=['r'])
+    reason = reasons.held('r', 'CREATE', 'pre-create')
+    heat.add_resource(stack, 'r', 'CREATE_IN_PROGRESS', reason)
+    heat.add_event(stack, 'r', reason, '2024-01-01T00:00:10Z',
+                   properties={'breakpoint': 'r', 'action': 'CREATE',
+                               'properties': {'size': 3, 'flag': False,
+                                              'none': None,
+                                              'text': 'a\x1b[31mb'}})
+    return heat
+
+
+def test_show_shell_has_no_python_reprs(odd_heat):
+    out, _err = osc(odd_heat, 'show', 'odd', 'r', '-f', 'shell')
+    assert 'None' not in out and 'False' not in out and "{'" not in out
+    assert '\x1b' not in out
+    assert 'requires="[\\"e\\u001b[2J\\"]"' in out, out
+    assert ('inputs="{\\"flag\\": false, \\"none\\": null, '
+            '\\"size\\": 3, \\"text\\": \\"a\\u001b[31mb\\"}"'
+            in out), out
+
+
+def test_show_table_numbers_and_none_as_json(odd_heat):
+    out, _err = osc(odd_heat, 'show', 'odd', 'r')
+    for line in ('size=3', 'flag=false', 'none=null',
+                 'text="a\\u001b[31mb"', 'e\\x1b[2J'):
+        assert line in out, out
+    assert '\x1b' not in out
+
+
+def test_untrusted_text_escaped_in_text_formats_exact_in_json(odd_heat):
+    for fmt in ('table', 'value', 'shell'):
+        out, _err = osc(odd_heat, 'show', 'odd', 'r', '-f', fmt)
+        assert '\x1b' not in out, (fmt, out)
+        assert 'e\\x1b[2J' in out or 'e\\u001b[2J' in out, (fmt, out)
+    out, _err = osc(odd_heat, 'show', 'odd', 'r', '-f', 'json')
+    shown = json.loads(out)
+    assert shown['requires'] == ['e\x1b[2J']
+    assert shown['inputs'] == {'size': 3, 'flag': False, 'none': None,
+                               'text': 'a\x1b[31mb'}
 
 
 def test_continue_and_clear(heat):

@@ -23,6 +23,7 @@ import io
 import json
 import os
 import pathlib
+import re
 from unittest import mock
 from urllib import parse
 
@@ -41,8 +42,9 @@ from heatclient_ext.osc import hooks
 TEMPLATE = {
     'heat_template_version': '2018-08-31',
     'parameters': {'flavor': {'type': 'string', 'default': 'm1'}},
-    'resources': {name: {'type': 'OS::Heat::None'}
-                  for name in ('a1', 'a2', 'b1', 'nested')},
+    'resources': dict({name: {'type': 'OS::Heat::None'}
+                       for name in ('a1', 'a2', 'b1')},
+                      nested={'type': 'OS::Heat::Stack'}),
 }
 MARKER = breakpoints.MARKER
 
@@ -443,9 +445,20 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
     out = json.loads(cmd.app.stdout.getvalue())
     assert out['stack_status'] == 'CREATE_IN_PROGRESS'
     assert out['held_breakpoints'] == 'a2 (CREATE)'
-    assert 'is held at: a2 (CREATE)' in cmd.app.stderr.getvalue()
+    # the field says it; no extra text spoils the JSON, nothing on stderr
+    assert 'held at' not in cmd.app.stderr.getvalue()
     # heatclient's own event polling was switched off
     assert all(q['resource_name'] for q in heat.event_queries)
+    # as a table, the answer follows the table on stdout
+    heat.stacks.delete = mock.Mock()
+    cmd = make_command(heat_stack.CreateStack, 'stack create', heat)
+    args = cmd.get_parser('x').parse_args(
+        ['t', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1'])
+    cmd.run(args)
+    out = cmd.app.stdout.getvalue()
+    assert out.rstrip('\n').endswith('Stack t is held at: a2 (CREATE)')
+    assert re.search(r'\| held_breakpoints +\| a2 \(CREATE\)', out)
+    assert cmd.app.stderr.getvalue() == ''
 
 
 def test_wait_reports_failure(heat, template, monkeypatch):
@@ -488,3 +501,49 @@ def test_pre_update_with_existing_keeps_breakpoint_hooks(heat, stack):
     assert hooks_of(stored, 'a1') == ['pre-create', 'pre-update']
     assert hooks_of(stored, 'a2') == ['pre-create', 'pre-update']
     assert marker_names(stored) == ['a1', 'b1', 'nested/inner', 'a2']
+
+
+# -- --no-breakpoint without --existing ---------------------------------------
+
+def test_full_update_refuses_an_unknown_no_breakpoint(
+        heat, stack, template):
+    # a3 is neither stored in the stack nor added by this update
+    with pytest.raises(osc_exc.CommandError) as raised:
+        update(heat, ['s', '-t', template, '--breakpoint', 'a2',
+                      '--no-breakpoint', 'a3'])
+    message = str(raised.value)
+    assert message.startswith('Stack s has no breakpoint a3; closest: '
+                              ), message
+    assert '(breakpoints: ' in message and 'a2' in message
+    assert not heat.updates
+
+
+def test_full_update_accepts_a_stored_or_added_no_breakpoint(heat, stack,
+                                                             template):
+    stored = [bp.name for bp in breakpoints.from_environment(
+        heat.stacks.environment('s'))]
+    assert stored
+    update(heat, ['s', '-t', template, '--no-breakpoint', stored[0]])
+    assert len(heat.updates) == 1
+
+
+def test_nested_name_under_a_plain_resource_is_refused(heat, template):
+    with pytest.raises(osc_exc.CommandError) as raised:
+        create(heat, ['s', '-t', template, '--breakpoint', 'a1/x'])
+    assert str(raised.value) == (
+        "breakpoint 'a1/x': 'a1' is not a nested stack (OS::Heat::None); "
+        "nested stack resources: nested")
+    assert not heat.creates
+    create(heat, ['s', '-t', template, '--breakpoint', 'nested/x'])
+    assert len(heat.creates) == 1
+
+
+def test_errors_naming_template_resources_are_escaped(heat, tmp_path):
+    path = tmp_path / 'odd.yaml'
+    path.write_text(yaml.safe_dump({
+        'heat_template_version': '2018-08-31',
+        'resources': {'web\x1b[2J': {'type': 'OS::Heat::None'}}}))
+    with pytest.raises(osc_exc.CommandError) as raised:
+        create(heat, ['s', '-t', str(path), '--breakpoint', 'web'])
+    assert '\x1b' not in str(raised.value)
+    assert 'web\\x1b[2J' in str(raised.value)

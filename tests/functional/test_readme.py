@@ -1,0 +1,209 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The README's "Using it" section, run as written against a local Heat.
+
+The convention (the README states it too): in the section's literal
+blocks, a line is a command when, after an optional ``$ `` prompt, it
+starts with ``openstack `` or ``heat-breakpoint ``; `` # `` starts a
+comment. Every other line is shown output, a file's content, or the
+server start and ``export`` (which the fixture stands for). A block whose
+lines are no commands but a YAML stream with a ``breakpoints`` section is
+an environment-file example: each document is sent with ``openstack stack
+create --dry-run`` against ``examples/app.yaml``.
+
+Commands run in the README's order, in-process through the real shells
+(``openstack``: OSC's shell; ``heat-breakpoint``: ``heatclient_ext.shell``)
+from the repository's top, so ``examples/...`` resolve, with
+``OS_AUTH_TYPE=none`` and ``OS_ENDPOINT`` of a local Heat of this module's
+own (the README uses fixed stack names). Between commands the test does
+what a reader does: it waits until every stack is held at a breakpoint or
+has no operation running, and after a command that releases, until that
+has shown (the held resources changed). Each command must exit 0.
+"""
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import tempfile
+import time
+
+import pytest
+import yaml
+
+from heatclient_ext import shell as legacy_shell
+from heatclient_ext.v1 import breakpoints as bp_v1
+from tests.functional import conftest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+README = os.path.join(ROOT, 'README.rst')
+SECTION = 'Using it'
+COMMAND = re.compile(r'^(?:\$ )?((?:openstack|heat-breakpoint) .*)$')
+RELEASING = re.compile(r'breakpoint[ -](step|continue|clear)\b')
+SETTLE_TIMEOUT = 90
+
+
+def section_lines(text, title):
+    """The lines of one top-level section (underlined with ``=``)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines)
+                 if line == title and lines[i + 1].startswith('='))
+    end = next((i for i in range(start + 2, len(lines) - 1)
+                if lines[i + 1].startswith('===') and lines[i].strip()),
+               len(lines))
+    return lines[start + 2:end]
+
+
+def literal_blocks(lines):
+    """The literal blocks (after a ``::`` paragraph), dedented."""
+    blocks = []
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip().endswith('::'):
+            i += 1
+            block = []
+            while i < len(lines) and (not lines[i].strip() or
+                                      lines[i].startswith(' ')):
+                block.append(lines[i])
+                i += 1
+            text = '\n'.join(block).strip('\n')
+            indent = min(len(line) - len(line.lstrip())
+                         for line in text.splitlines() if line.strip())
+            blocks.append('\n'.join(line[indent:]
+                                    for line in text.splitlines()))
+        else:
+            i += 1
+    return blocks
+
+
+def commands(block):
+    found = []
+    for line in block.splitlines():
+        match = COMMAND.match(line.strip())
+        if match:
+            found.append(shlex.split(match.group(1), comments=True))
+    return found
+
+
+def env_documents(block):
+    try:
+        docs = list(yaml.safe_load_all(block))
+    except yaml.YAMLError:
+        return []
+    if docs and all(isinstance(doc, dict) and 'breakpoints' in doc
+                    for doc in docs):
+        return docs
+    return []
+
+
+def readme_blocks():
+    with open(README, encoding='utf-8') as readme:
+        return literal_blocks(section_lines(readme.read(), SECTION))
+
+
+@pytest.fixture(scope='module')
+def server():
+    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-readme-')
+    local = conftest.LocalHeatProcess(state_dir).start(reset=True)
+    yield local
+    local.remove()
+
+
+def run(server, argv, monkeypatch):
+    if argv[0] == 'openstack':
+        return conftest.run_openstack(server, *argv[1:])
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = legacy_shell.main(argv[1:])
+    return code, out.getvalue(), err.getvalue()
+
+
+def held_state(hc):
+    """``{stack: (in progress, frozenset of (resource, held since))}``."""
+    manager = bp_v1.BreakpointManager(hc)
+    state = {}
+    for stack in hc.stacks.list():
+        in_progress = stack.stack_status.endswith('_IN_PROGRESS')
+        held = frozenset()
+        if in_progress:
+            held = frozenset((row['resource'], row['held_since'])
+                             for row in manager.held_now(stack.id)[1])
+        state[stack.stack_name] = (in_progress, held)
+    return state
+
+
+def settle(hc, before, released):
+    """Wait until a reader would type the next command."""
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while True:
+        now = held_state(hc)
+        quiet = all(held or not busy for busy, held in now.values())
+        moved = not released or all(
+            not busy or held != before.get(name, (None, None))[1]
+            for name, (busy, held) in now.items())
+        if quiet and moved:
+            return now
+        if time.monotonic() > deadline:
+            raise AssertionError('stacks did not settle: %r' % (now,))
+        time.sleep(0.3)
+
+
+def test_readme_convention_finds_the_commands():
+    blocks = readme_blocks()
+    found = [' '.join(argv[:4]) for block in blocks
+             for argv in commands(block)]
+    assert 'openstack stack create app' in found
+    assert 'heat-breakpoint stack-create app2 -f' in found
+    assert sum(bool(env_documents(block)) for block in blocks) == 1
+    # the server start is the fixture's, not a command
+    assert not any(cmd.startswith('heat-breakpoint-server')
+                   for cmd in found)
+
+
+def test_using_it_says_a_plain_update_drops_breakpoints():
+    with open(README, encoding='utf-8') as readme:
+        text = ' '.join(' '.join(section_lines(readme.read(),
+                                               SECTION)).split())
+    assert ('Without ``--existing`` Heat *replaces* the stack\'s '
+            'environment with the one sent, so a plain ``openstack stack '
+            'update S -t T`` drops every breakpoint the stack had') in text
+
+
+def test_using_it_runs_as_written(server, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    hc = server.client()
+    ran = 0
+    for block in readme_blocks():
+        for index, doc in enumerate(env_documents(block)):
+            path = os.path.join(server.state_dir, 'env-%d.yaml' % index)
+            with open(path, 'w') as env_file:
+                yaml.safe_dump(doc, env_file)
+            code, out, err = conftest.run_openstack(
+                server, 'stack', 'create', 'env-%d' % index, '-t',
+                'examples/app.yaml', '-e', path, '--dry-run')
+            assert code == 0, (doc, err)
+            ran += 1
+        for argv in commands(block):
+            before = held_state(hc)
+            code, out, err = run(server, argv, monkeypatch)
+            assert code == 0, '%s\n%s%s' % (' '.join(argv), out, err)
+            settle(hc, before, RELEASING.search(' '.join(argv)))
+            ran += 1
+    assert ran >= 25
+    # where the README's story ends
+    assert {stack.stack_name: stack.stack_status
+            for stack in hc.stacks.list()} == {
+        'app': 'UPDATE_COMPLETE', 'app2': 'UPDATE_COMPLETE',
+        'demo': 'CREATE_COMPLETE'}
