@@ -38,6 +38,7 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import hold
 from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import progress as progress_view
 
 ARMED = 'armed'
 HELD = 'held'
@@ -76,11 +77,12 @@ def find_stack(service, cnxt, stack_identity=None, stack_name=None):
 
 
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
-                    nested_depth=None) -> dict:
+                    nested_depth=None, progress=False) -> dict:
     """The stack and its breakpoints, as the API returns them.
 
     ``nested_depth``: how deep below the stack held resources are looked
-    for (None: all the way down).
+    for (None: all the way down). ``progress``: with the operation's
+    progress too (:mod:`heat_breakpoint.engine.progress`).
     """
     db_stack = find_stack(service, cnxt, stack_identity, stack_name)
     if nested_depth is not None and nested_depth < 0:
@@ -107,7 +109,9 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     return {'stack': {'id': db_stack.id, 'stack_name': db_stack.name,
                       'stack_status': '%s_%s' % (db_stack.action,
                                                  db_stack.status)},
-            'breakpoints': rows}
+            'breakpoints': rows,
+            **progress_view.asked(progress, db_stack, root_id, rows,
+                                  nested_depth, remaining)}
 
 
 def _ident(name, stack_id) -> str:

@@ -251,14 +251,15 @@ def _wrap_service(cls, hold) -> None:
         return hold.command(rsrc, kind)
 
     def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
-                        nested_depth=None):
+                        nested_depth=None, progress=False):
         from heat.common import exception
         import oslo_messaging
 
         from heat_breakpoint.engine import listing
         try:
             return listing.breakpoint_list(self, cnxt, stack_identity,
-                                           stack_name, nested_depth)
+                                           stack_name, nested_depth,
+                                           progress)
         except exception.HeatException:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
