@@ -75,7 +75,9 @@ def progress(conn, db_stack, root_id, held_rows, nested_depth=None,
     held = {(_stack_id(row['stack']), row['resource_name'])
             for row in held_rows if row.get('state') == HELD}
     for row in _resources(conn, root_id, stacks):
-        stack = stacks[row.stack_id]
+        stack = stacks.get(row.stack_id)
+        if stack is None:  # above the stack watched, or too deep
+            continue
         walked = stack['walked']
         if walked is not None and row.id not in walked:
             continue
