@@ -366,8 +366,9 @@ class Session:
 
     def say(self, text):
         """One line of what the session did (echoed, and kept on screen)."""
+        text = str(text)
         self.log.append(text)
-        self.out.write(text + '\n')
+        self.out.write('%s\n' % text)
         self.out.flush()
 
     def show(self, snap):
@@ -458,7 +459,7 @@ class Session:
 
     def _ask(self, held):
         while True:
-            self.out.write(prompt_text(held))
+            self.out.write(str(prompt_text(held)))
             self.out.flush()
             line = self.stdin.readline()
             if not line:  # end of input: leave as with q
@@ -471,8 +472,8 @@ class Session:
                 self._do(answer, held)
                 return answer.verb
             except exceptions.USER_ERRORS as exc:
-                self.out.write(_('error: %s') % exceptions.one_line(exc)
-                               + '\n')
+                message = _('error: %s') % exceptions.one_line(exc)
+                self.out.write('%s\n' % message)
                 self.out.flush()
 
     def _do(self, answer, held):
@@ -510,7 +511,7 @@ class Session:
             released.append(row['resource'])
         self.say(_('released %(names)s (%(how)s)%(note)s') % {
             'names': _names(released), 'how': how,
-            'note': ' ' + note if note else ''})
+            'note': ' %s' % note if note else ''})
 
     def cancel(self, held):
         """Cancel the update (Heat rolls back), then free what is held."""

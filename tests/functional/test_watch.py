@@ -131,7 +131,7 @@ def test_nested_depth_limits_what_is_counted(heat_server, heat, stack_name):
 
 
 def test_watch_prints_a_line_per_change_and_exits_0(heat_server, heat,
-                                                   stack_name):
+                                                    stack_name):
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     wait_held(heat_server, stack_name, NODES)
 
