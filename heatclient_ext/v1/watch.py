@@ -389,6 +389,11 @@ class Session:
         snap = None
         if not self._without_view:
             snap = fetch(self.client, self.stack, self.nested_depth)
+        if snap is None and self.snap is not None and \
+                not self._without_view:
+            # The view had it: the stack is gone (a delete finished).
+            st = self.manager.get_stack(self.stack)
+            snap = self.snap._replace(status=st.stack_status or '', rows=[])
         if snap is None or snap.progress is None:
             if not self._without_view:
                 self._without_view = True

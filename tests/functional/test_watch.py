@@ -203,3 +203,28 @@ def test_watch_works_without_the_view(heat_server, heat, stack_name):
     assert lines[0] == watch_v1.FALLBACK_NOTE
     assert '6 of 6 done' in lines[1]
     assert lines[-1] == 'Stack %s CREATE_COMPLETE' % stack_name
+
+
+def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
+                                                        stack_name):
+    test_engine.create(heat, stack_name, 'nodes.yaml', 'base',
+                       actions=['delete'])
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    wait_held(heat_server, stack_name, ['base'])
+
+    def release_later():
+        time.sleep(2)
+        bp_v1.BreakpointManager(heat).continue_(stack_name)
+
+    releaser = threading.Thread(target=release_later)
+    releaser.start()
+    try:
+        code, out, err = watch(heat_server, stack_name)
+    finally:
+        releaser.join()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
+    assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
+    assert watch_v1.FALLBACK_NOTE not in out
