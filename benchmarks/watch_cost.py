@@ -171,8 +171,8 @@ def report(results):
         listing = statistics.median(cpu['openstack stack resource list'])
         ratio = refresh / listing if listing else float('nan')
         verdicts.append(ratio <= TARGET)
-        _common.note('  %-36s %.2f' % ('server CPU, refresh / resource list',
-                                      ratio))
+        _common.note('  %-36s %.2f' % (
+            'server CPU, refresh / resource list', ratio))
     _common.note('')
     flat = [statistics.median(cpu['watch refresh (view ?progress=1)'])
             for cpu, _wall in results.values()]
