@@ -28,6 +28,7 @@ import collections
 import difflib
 import fnmatch
 import re
+import shutil
 import time
 import urllib.parse
 
@@ -47,6 +48,8 @@ BAR_WIDTH = 30
 EVENTS = 8
 # Lines of the session's own answers kept on the redrawn screen.
 LOG_LINES = 6
+# Held resources listed on the screen (the count says how many more).
+HELD_LINES = 12
 EXIT_COMPLETE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
 
 CLEAR_SCREEN = '\x1b[H\x1b[2J'
@@ -213,10 +216,13 @@ def frame(snap, log=(), width=100):
     held = held_rows(snap)
     if held:
         lines.append(_('Held (%d):') % len(held))
-        for row in held:
+        for row in held[:HELD_LINES]:
             lines.append('  %-30s %-7s %s %s' % (
                 printable(row['resource']), row['action'],
                 _('at breakpoint'), printable(row['breakpoint'])))
+        if len(held) > HELD_LINES:
+            lines.append('  %s' % (_('... and %d more') %
+                                   (len(held) - HELD_LINES)))
     else:
         lines.append(_('Nothing held'))
     events = progress.get('events') or []
@@ -373,8 +379,9 @@ class Session:
 
     def show(self, snap):
         if self.redraw:
-            self.out.write(CLEAR_SCREEN + '\n'.join(frame(snap, self.log))
-                           + '\n')
+            width = shutil.get_terminal_size((100, 40)).columns
+            self.out.write(CLEAR_SCREEN + '\n'.join(
+                frame(snap, self.log, width)) + '\n')
         else:
             line = change_line(snap)
             if line == self._last_line:
@@ -477,7 +484,8 @@ class Session:
                 self._do(answer, held)
                 return answer.verb
             except exceptions.USER_ERRORS as exc:
-                message = _('error: %s') % exceptions.one_line(exc)
+                message = _('error: %s') % printable(
+                    exceptions.one_line(exc))
                 self.out.write('%s\n' % message)
                 self.out.flush()
 

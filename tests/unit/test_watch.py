@@ -287,3 +287,10 @@ def test_create_and_update_take_interactive():
         cmd = test_client_hooks.make_command(cls, name, fakes.FakeHeat())
         options = cmd.get_parser('openstack ' + name)._option_string_actions
         assert options['-i'] is options['--interactive']
+
+
+def test_a_long_held_list_is_cut_on_the_screen():
+    many = [row('node_%03d' % index) for index in range(30)]
+    text = '\n'.join(watch.frame(snap(rows=many, held=30)))
+    assert 'Held (30):' in text and 'node_011' in text
+    assert 'node_012' not in text and '... and 18 more' in text
