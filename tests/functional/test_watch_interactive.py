@@ -23,6 +23,7 @@ which must end ``ROLLBACK_COMPLETE`` with nothing held.
 import os
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 import uuid
@@ -30,6 +31,7 @@ import uuid
 import pytest
 import requests
 
+from heat_breakpoint.engine import hold
 from tests.functional import test_engine
 from tests.functional import utils
 
@@ -99,6 +101,20 @@ def held(heat_server, stack):
         heat_server.endpoint, stack), timeout=30).json()
     return sorted(row['resource'] for row in body['breakpoints']
                   if row['state'] == 'held')
+
+
+def parked(heat_server, stack):
+    """Hold records left in Heat's database for the stack's resources."""
+    db = sqlite3.connect('file:%s?mode=ro' % os.path.join(
+        heat_server.state_dir, 'heat.sqlite'), uri=True)
+    try:
+        return db.execute(
+            'SELECT r.name FROM resource_data d JOIN resource r ON '
+            'r.id = d.resource_id JOIN stack s ON s.id = r.stack_id '
+            'WHERE s.name = ? AND d.key = ?', (stack, hold.HOLD_KEY)
+        ).fetchall()
+    finally:
+        db.close()
 
 
 def states(heat, stack):
@@ -195,6 +211,7 @@ def test_update_interactive_cancel_rolls_back_and_holds_nothing(
     assert held(heat_server, stack_name) == []
     assert set(states(heat, stack_name).values()) <= {
         'CREATE_COMPLETE', 'UPDATE_COMPLETE'}
+    assert parked(heat_server, stack_name) == []
     # Rolled back: every node has the value it had before the update.
     for name in NODES:
         assert heat.resources.get(stack_name, name).attributes[
