@@ -402,11 +402,11 @@ class Session:
             st = self.manager.get_stack(self.stack)
             snap = self.snap._replace(status=st.stack_status or '', rows=[])
         if snap is None or snap.progress is None:
+            snap = fetch_without_view(self.client, self.stack,
+                                      self.nested_depth)
             if not self._without_view:
                 self._without_view = True
                 self.say(FALLBACK_NOTE)
-            snap = fetch_without_view(self.client, self.stack,
-                                      self.nested_depth)
         if snap.stack_id:
             # Follow this stack, not a later one given the same name.
             self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)

@@ -228,3 +228,12 @@ def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
     assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
     assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
     assert watch_v1.FALLBACK_NOTE not in out
+
+
+def test_unknown_stack_is_a_one_line_error(heat_server):
+    code, out, err = watch(heat_server, 'no-such-stack')
+    assert code == 1
+    assert out == ''
+    errors = [line for line in err.splitlines()
+              if not line.startswith('Could not load')]
+    assert errors == ['Stack not found: no-such-stack']
