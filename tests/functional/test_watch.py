@@ -15,6 +15,7 @@ codes (0, 1 with the reason, 130 on Ctrl-C with the operation untouched),
 ``--nested-depth`` and a Heat without the view.
 """
 
+import io
 import os
 import signal
 import subprocess
@@ -237,3 +238,50 @@ def test_unknown_stack_is_a_one_line_error(heat_server):
     errors = [line for line in err.splitlines()
               if not line.startswith('Could not load')]
     assert errors == ['Stack not found: no-such-stack']
+
+
+def hits(heat, stack):
+    """Resources a breakpoint held during the stack's life."""
+    return sorted(event.resource_name
+                  for event in utils.events(heat, stack)
+                  if (event.resource_status_reason or '').startswith(
+                      'Breakpoint ') and ' reached before ' in
+                  event.resource_status_reason)
+
+
+def watch_answering(heat_server, stack, answers):
+    with mock.patch('sys.stdin', io.StringIO(answers)):
+        return watch(heat_server, stack, '-i')
+
+
+def test_interactive_clear_set_and_release_by_name(heat_server, heat,
+                                                   stack_name):
+    # chain A -> B -> C -> D, breakpoints A and C; answers piped in.
+    test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
+    wait_held(heat_server, stack_name, ['A'])
+    code, out, err = watch_answering(heat_server, stack_name,
+                                     'clear C\nset D\nX\nA\nc\n')
+    assert code == 0, err
+    for said in ('cleared C (disarmed)',
+                 'armed D for the rest of this operation',
+                 'error: X is not held (held: A)',
+                 'released A (clear)',
+                 'Release D?',
+                 'released D (continue)',
+                 'Stack %s CREATE_COMPLETE' % stack_name):
+        assert said in out, (said, out)
+    assert hits(heat, stack_name) == ['A', 'D']
+
+
+def test_interactive_run_to(heat_server, heat, stack_name):
+    test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
+    wait_held(heat_server, stack_name, ['A'])
+    code, out, err = watch_answering(heat_server, stack_name,
+                                     'to D\nD\n')
+    assert code == 0, err
+    for said in ('running to D: released A',
+                 'Release D?',
+                 'released D (clear)',
+                 'Stack %s CREATE_COMPLETE' % stack_name):
+        assert said in out, (said, out)
+    assert hits(heat, stack_name) == ['A', 'D']
