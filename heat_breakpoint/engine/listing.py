@@ -40,6 +40,7 @@ from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import progress as progress_view
 
 ARMED = 'armed'
 HELD = 'held'
@@ -101,12 +102,15 @@ class _Operation:
 
 
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
-                    nested_depth=None, resource=None) -> dict:
+                    nested_depth=None, resource=None,
+                    progress=False) -> dict:
     """The stack and its breakpoints, as the API returns them.
 
     ``nested_depth``: how deep below the stack held resources are looked
     for (None: all the way down). ``resource``: a resource path below the
     stack to describe in full (``show``), under the key ``resource``.
+    ``progress``: with the operation's progress too
+    (:mod:`heat_breakpoint.engine.progress`).
 
     Rows: the held resources, then the rules of the running operation
     (:func:`decision.rules`, the engine's own), each with its ``state``
@@ -138,6 +142,8 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
                         'stack_status': '%s_%s' % (db_stack.action,
                                                    db_stack.status)},
               'breakpoints': rows}
+    result.update(progress_view.asked(progress, db_stack, root_id, rows,
+                                      nested_depth, remaining))
     if resource is not None:
         from heat_breakpoint.engine import describe
         result['resource'] = describe.resource(

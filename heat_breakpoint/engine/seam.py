@@ -253,7 +253,8 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
     def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
-                        nested_depth=None, resource=None):
+                        nested_depth=None, resource=None,
+                        progress=False):
         from heat.common import exception
         import oslo_messaging
 
@@ -261,7 +262,7 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
         try:
             return listing.breakpoint_list(self, cnxt, stack_identity,
                                            stack_name, nested_depth,
-                                           resource)
+                                           resource, progress)
         except exception.HeatException:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
