@@ -343,6 +343,10 @@ class BreakpointManager:
         its ``state`` (held, armed, disarmed, done, waiting), the rule
         that decides it, its inputs if held, its neighbours.
         """
+        breakpoints.parse_name(name)  # the model's words for a bad name
+        if _is_pattern(name):
+            raise _error(_('%(name)s is a pattern: give one resource path'),
+                         name=name)
         found = self.view(stack, resource=name, full=True)
         if found is None or found[2] is None:
             return None

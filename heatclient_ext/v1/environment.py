@@ -148,7 +148,7 @@ def _parse_added(add) -> list:
             breakpoints.parse_name(item)
         if bp.key in seen:
             raise exceptions.BreakpointCommandError(
-                _('Breakpoint %s is given twice') % bp.label)
+                _('breakpoint %r is given twice') % bp.label)
         seen.add(bp.key)
         added.append(bp)
     if len(added) > breakpoints.MAX_BREAKPOINTS:

@@ -31,7 +31,6 @@ import uuid
 import pytest
 import requests
 
-from heat_breakpoint.engine import hold
 from tests.functional import test_engine
 from tests.functional import utils
 
@@ -103,6 +102,12 @@ def held(heat_server, stack):
                   if row['state'] == 'held')
 
 
+# The resource data key of a hold (heat_breakpoint.engine.parking.HOLD_KEY).
+# Not imported: importing Heat's engine here would turn on Heat's lazy
+# translation in this process and break other OSC plugins loaded later.
+HOLD_KEY = 'breakpoint_hold'
+
+
 def parked(heat_server, stack):
     """Hold records left in Heat's database for the stack's resources."""
     db = sqlite3.connect('file:%s?mode=ro' % os.path.join(
@@ -111,7 +116,7 @@ def parked(heat_server, stack):
         return db.execute(
             'SELECT r.name FROM resource_data d JOIN resource r ON '
             'r.id = d.resource_id JOIN stack s ON s.id = r.stack_id '
-            'WHERE s.name = ? AND d.key = ?', (stack, hold.HOLD_KEY)
+            'WHERE s.name = ? AND d.key = ?', (stack, HOLD_KEY)
         ).fetchall()
     finally:
         db.close()

@@ -308,3 +308,9 @@ def test_is_done(op, action, status, expected):
     assert decision.is_done(op, action, status, later, started) is expected
     earlier = started - datetime.timedelta(seconds=1)
     assert decision.is_done(op, action, status, earlier, started) is False
+
+
+def test_the_hold_key_functional_tests_look_for():
+    from heat_breakpoint.engine import parking
+    from tests.functional import test_watch_interactive
+    assert test_watch_interactive.HOLD_KEY == parking.HOLD_KEY
