@@ -38,6 +38,7 @@ from unittest import mock
 from keystoneauth1 import session as ks_session
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from heatclient_ext.v1 import watch as watch_v1
 
 import _common
@@ -59,7 +60,7 @@ def build(server, size):
     server.wait_stack(name, 'CREATE', interval=0.2)
     # An update with the breakpoints (an event history, then the holds).
     tmpl['resources']['root']['metadata'] = {'round': 1}
-    env = breakpoints.apply_to_environment(
+    env = registry.apply_to_environment(
         {}, breakpoints.parse_names(HELD, ['update']))
     hc.stacks.update(name, template=tmpl, environment=env)
     deadline = time.monotonic() + 300

@@ -41,6 +41,7 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import progress as progress_view
+from heat_breakpoint import registry
 
 ARMED = 'armed'
 HELD = 'held'
@@ -131,9 +132,9 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
         state = _state(root, operation, conn)
         remaining = _timeout_remaining(db_stack, state)
         env = db_stack.raw_template.environment or {}
-        found = decision.rules(breakpoints.from_environment(env), state) \
+        found = decision.rules(registry.from_environment(env), state) \
             if db_stack.id == root_id else decision.rules(
-                breakpoints.from_environment(env), operations.State())
+                registry.from_environment(env), operations.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
         rows += _hook_rows(env, found, rows, db_stack)
     for row in rows:
@@ -208,7 +209,7 @@ def _hook_rows(env, found, held_rows, db_stack) -> list:
     held_names = {row['resource'] for row in held_rows}
     ident = _ident(db_stack.name, db_stack.id)
     rows = []
-    for bp in breakpoints.armed(env):
+    for bp in registry.armed(env):
         if bp.name in marked or bp.name in held_names:
             continue
         row = _rule_row(decision.Rule(bp, HOOK_SOURCE), ARMED, ident)

@@ -37,6 +37,7 @@ from oslo_utils import timeutils
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heat_breakpoint import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -291,7 +292,7 @@ class BreakpointManager:
 
     def armed(self, stack_ident):
         """Breakpoints of the stored environment, hand-set pre-hooks too."""
-        return breakpoints.armed(self.client.stacks.environment(stack_ident))
+        return registry.armed(self.client.stacks.environment(stack_ident))
 
     def view(self, stack, nested_depth=None, resource=None, full=False):
         """``(stack, rows)`` from the server's breakpoints view, or None.
