@@ -210,3 +210,21 @@ def test_runtime_commands_say_what_is_wrong(heat_server, heat, stack_name):
     assert fails(heat_server, 'continue', stack_name, '--to', 'd') == (
         'Nothing is running in stack %s (CREATE_COMPLETE): continue --to '
         'applies to a running operation' % stack_name)
+
+
+def test_a_hold_superseded_by_an_update_ends_with_an_event(
+        heat_server, heat, stack_name):
+    create(heat, stack_name, 'abcd.yaml', 'b')
+    wait_held(heat_server, stack_name, 'b')
+    heat.stacks.update(stack_name, existing=True, parameters={'v': 'two'})
+    utils.wait_for(lambda: 'Breakpoint b released (superseded by a newer '
+                   'operation)' in reasons_of(heat, stack_name, 0), 60,
+                   what='the superseded hold ended')
+    wait_held(heat_server, stack_name, 'b')  # the update's own hold
+    ok(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+    endings = [r for r in reasons_of(heat, stack_name, 0)
+               if r.startswith('Breakpoint b released')]
+    assert sorted(endings) == [
+        'Breakpoint b released (continue)',
+        'Breakpoint b released (superseded by a newer operation)']
