@@ -30,6 +30,7 @@ from heat.objects import resource_properties_data as rpd_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import parking
 
 HELD, ARMED, DISARMED, DONE, WAITING = (
     'held', 'armed', 'disarmed', 'done', 'waiting')
@@ -84,7 +85,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
 
 def _hit(result, rsrc) -> None:
     """The held resource's inputs and event, as the hit stored them."""
-    record = _record(rsrc)
+    record = parking.record_of(rsrc)
     inputs_id = (record or {}).get('inputs_id')
     if inputs_id is None:
         return
@@ -99,11 +100,6 @@ def _hit(result, rsrc) -> None:
             event.c.rsrc_prop_data_id == inputs_id)).first()
     if found is not None:
         result['event'] = found.uuid
-
-
-def _record(rsrc):
-    from heat_breakpoint.engine import parking
-    return parking.record_of(rsrc)
 
 
 def _neighbours(result, rsrc, op_action) -> None:
