@@ -267,3 +267,36 @@ def test_failure_hold_survives_a_restart():
         osc(server, 'stack', 'update', '--existing', '--parameter',
             'fail=false', 'held')
         utils.wait_stack(hc, 'held', 'UPDATE_COMPLETE')
+
+
+def test_update_failure_holds_retry_runs_the_update_again(heat_server, heat,
+                                                          stack_name):
+    heat.stacks.create(stack_name=stack_name,
+                       template=test_engine.template('fail_fan.yaml'),
+                       parameters={'fail': False})
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    f_id = heat.resources.get(stack_name, 'f').physical_resource_id
+    osc(heat_server, 'stack', 'update', '--existing', '--parameter',
+        'fail=true', '--breakpoint-on-failure', 'f', stack_name)
+    row = wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    assert row['action'] == 'UPDATE'
+    f = heat.resources.get(stack_name, 'f')
+    assert f.resource_status == 'UPDATE_FAILED'
+    assert row['why'] == f.resource_status_reason
+    assert utils.stack_status(heat, stack_name) == 'UPDATE_IN_PROGRESS'
+
+    osc(heat_server, 'stack', 'breakpoint', 'retry', stack_name, 'f')
+    utils.wait_for(lambda: len(hits(heat, stack_name, 'f', 'failed')) == 2,
+                   60, what='f held again')
+    updates = [e for e in heat.events.list(stack_name, resource_name='f')
+               if e.resource_status == 'UPDATE_FAILED' and
+               not reasons.parse_held(e.resource_status_reason)]
+    assert len(updates) >= 2
+    # Retried in place: not replaced.
+    assert heat.resources.get(stack_name, 'f').physical_resource_id == f_id
+
+    osc(heat_server, 'stack', 'breakpoint', 'clear', stack_name, 'f')
+    stack = utils.wait_for(lambda: finished(heat, stack_name), 60,
+                           what='stack done')
+    assert stack.stack_status == 'UPDATE_FAILED'
+    assert stack.stack_status_reason.startswith('Resource UPDATE failed: ')
