@@ -300,3 +300,49 @@ def test_update_failure_holds_retry_runs_the_update_again(heat_server, heat,
                            what='stack done')
     assert stack.stack_status == 'UPDATE_FAILED'
     assert stack.stack_status_reason.startswith('Resource UPDATE failed: ')
+
+
+def test_after_delete_holds_what_it_requires(heat_server, heat, stack_name):
+    heat.stacks.create(
+        stack_name=stack_name,
+        template=test_engine.template('after_chain.yaml'),
+        environment=breakpoints.apply_to_environment(
+            {}, breakpoints.parse_names(['b'], ['delete'],
+                                        breakpoints.AFTER)))
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    row = wait_held_row(heat, stack_name, 'b', breakpoints.AFTER)
+    assert row['action'] == 'DELETE'
+    time.sleep(2)
+    found = statuses(heat, stack_name)
+    assert found['b'] == 'DELETE_COMPLETE'
+    assert found['c'] == 'DELETE_COMPLETE'
+    assert found['a'] == 'CREATE_COMPLETE'  # b's requirement waits
+    osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
+
+    def gone():
+        return stack_name not in [s.stack_name for s in heat.stacks.list()]
+    utils.wait_for(gone, 60, what='stack deleted')
+
+
+def test_stock_post_create_hook_keeps_stock_behaviour(heat_server, heat,
+                                                      stack_name):
+    paused = reasons.NATIVE_PAUSED % {'action': 'CREATE',
+                                      'hook': 'post-create'}
+    heat.stacks.create(stack_name=stack_name,
+                       template=test_engine.template('after_chain.yaml'),
+                       environment={'resource_registry': {'resources': {
+                           'a': {'hooks': 'post-create'}}}})
+    utils.wait_for(lambda: [e for e in heat.events.list(stack_name)
+                            if e.resource_name == 'a' and
+                            e.resource_status_reason == paused],
+                   60, what='stock pause')
+    time.sleep(1)
+    found = statuses(heat, stack_name)
+    assert found['a'] == 'CREATE_COMPLETE' and found['b'] == 'INIT_COMPLETE'
+    # Not a breakpoint: the plugin neither lists nor parks it.
+    assert held_rows(heat, stack_name) == {}
+    assert not hits(heat, stack_name, 'a', 'after')
+    heat.resources.signal(stack_name, 'a',
+                          data={'unset_hook': 'post-create'})
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
