@@ -40,9 +40,10 @@ def env(*names, when):
         {}, breakpoints.parse_names(names, None, when))
 
 
-def create(hc, name, tmpl, *names, when, files=None):
+def create(hc, name, tmpl, *names, when, files=None, **kwargs):
     hc.stacks.create(stack_name=name, template=test_engine.template(tmpl),
-                     files=files or {}, environment=env(*names, when=when))
+                     files=files or {}, environment=env(*names, when=when),
+                     **kwargs)
 
 
 def osc(server, *argv):
@@ -220,6 +221,22 @@ def test_continue_lets_the_failure_through_as_stock(heat_server, heat,
     assert stack.stack_status_reason == 'Resource CREATE failed: ' + reason
     assert heat.resources.get(stack_name, 'c').resource_status == \
         'INIT_COMPLETE'
+    assert held_rows(heat, stack_name) == {}
+
+
+def test_continue_with_rollback_enabled_rolls_back_as_stock(
+        heat_server, heat, stack_name):
+    create(heat, stack_name, 'fail_fan.yaml', 'f', when=breakpoints.FAILED,
+           disable_rollback=False)
+    wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    utils.wait_resource(heat, stack_name, 'x', 'CREATE_COMPLETE')
+    assert utils.stack_status(heat, stack_name) == 'CREATE_IN_PROGRESS'
+    osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
+    stack = utils.wait_for(
+        lambda: heat.stacks.get(stack_name).stack_status.startswith(
+            'ROLLBACK_') and finished(heat, stack_name), 90,
+        what='rollback done')
+    assert stack.stack_status == 'ROLLBACK_COMPLETE'
     assert held_rows(heat, stack_name) == {}
 
 
