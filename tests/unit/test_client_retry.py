@@ -81,3 +81,14 @@ def test_osc_retry_rows(heat):
         columns, rows = osc_breakpoint.retry_breakpoint(heat, args)
     assert columns == osc_breakpoint.RELEASE_COLUMNS
     assert rows == [('f', 'CREATE', 'retried')]
+
+
+def test_legacy_shell_retry(heat, capsys):
+    from heatclient_ext.v1 import shell
+    args = mock.Mock(stack='s', resource='f')
+    with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
+                           return_value=(None, [held_row(
+                               heat.stack, 'f', 'failed')])):
+        shell.do_breakpoint_retry(heat, args)
+    assert capsys.readouterr().out == 'Retrying f (CREATE)\n'
+    assert heat.signals[0]['data'][reasons.SIGNAL_KEY] == 'retry'
