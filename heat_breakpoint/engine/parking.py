@@ -63,6 +63,9 @@ RELEASED_KEY = 'breakpoint_released'
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}
 IN_PROGRESS = 'IN_PROGRESS'
+# Holds once the action is over (its data has a ``when`` of these): the
+# resource keeps its state, a post-* hook flag releases it.
+DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
 
 
 # The context of the request being served by EngineService.resource_signal.
@@ -108,10 +111,10 @@ def _set_state(rsrc, action, status, reason, atomic=True) -> bool:
 
 
 def hook_of(action: str, when: str = breakpoints.BEFORE) -> str:
-    """The stock hook flag a hold sets: pre-* before, post-* otherwise."""
-    if when == breakpoints.BEFORE:
-        return PRE_HOOKS[action]
-    return 'post-' + action.lower()
+    """The stock hook flag a hold sets: post-* once the action is over."""
+    if when in DONE_WHENS:
+        return 'post-' + action.lower()
+    return PRE_HOOKS[action]
 
 
 def _show_held(rsrc, name, action, properties, atomic=True,
@@ -127,9 +130,11 @@ def _show_held(rsrc, name, action, properties, atomic=True,
     path = decision.resource_path(rsrc)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
     reason = reasons.held(name, action, hook, when)
-    state = {breakpoints.BEFORE: (action, IN_PROGRESS, reason),
-             breakpoints.AFTER: (rsrc.action, rsrc.status, reason)}.get(
-                 when, tuple(prior))
+    state = (action, IN_PROGRESS, reason)
+    if when == breakpoints.AFTER:
+        state = (rsrc.action, rsrc.status, reason)
+    elif when == breakpoints.FAILED:
+        state = tuple(prior)
     if not _set_state(rsrc, *state, atomic=atomic):
         raise exception.UpdateInProgress(rsrc.name)
     # Stock wording first, so `openstack stack hook poll` lists the hold.
@@ -258,9 +263,10 @@ def release(rsrc, details) -> None:
             operations.mark(rsrc.stack)
         elif how == reasons.RELEASE_STEP:
             for path, kind in stepping.next_resources(
-                    rsrc, record['action'], into='when' not in record):
+                    rsrc, record['action'],
+                    into=record.get('when') not in DONE_WHENS):
                 operations.add_targets(rsrc.stack, [path], kind)
-        if 'when' in record:
+        if record.get('when') in DONE_WHENS:
             # After the action or on its failure: see outcomes.
             from heat_breakpoint.engine import outcomes
             outcomes.released(rsrc, record, how)
