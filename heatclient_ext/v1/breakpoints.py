@@ -761,6 +761,10 @@ class BreakpointManager:
         """
         rows = self.held_now(stack)[1]
         self._require_plugin(rows, 'step')
+        if name is None:
+            # A held failure is not stepped from (retry, continue, clear).
+            rows = [row for row in rows if row_value(row, 'when') !=
+                    breakpoints.FAILED] or rows
         return self.release(stack, name, reasons.RELEASE_STEP, rows)
 
     def retry(self, stack, name):

@@ -141,6 +141,15 @@ def test_after_hold_released_by_continue_and_stock_hook_clear(
     create(heat, stack_name, 'after_chain.yaml', 'a', 'b',
            when=breakpoints.AFTER)
     wait_held_row(heat, stack_name, 'a', breakpoints.AFTER)
+    # The engine refuses a retry of a hold that is not a failure.
+    try:
+        heat.resources.signal(stack_name, 'a', data={
+            'unset_hook': 'post-create', reasons.SIGNAL_KEY: 'retry'})
+    except Exception as exc:
+        assert 'a is held after CREATE, not on its failure' in str(exc)
+    else:
+        raise AssertionError('retry of an after-hold was accepted')
+    assert list(held_rows(heat, stack_name)) == ['a']
     # Stock Heat's own release of a post-create hook releases it (its
     # `hook clear` command knows pre-* hooks only); b then holds after.
     osc(heat_server, 'stack', 'resource', 'signal', stack_name, 'a',
@@ -363,3 +372,16 @@ def test_stock_post_create_hook_keeps_stock_behaviour(heat_server, heat,
     heat.resources.signal(stack_name, 'a',
                           data={'unset_hook': 'post-create'})
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_continue_to_from_an_after_hold(heat_server, heat, stack_name):
+    create(heat, stack_name, 'after_chain.yaml', 'a', when=breakpoints.AFTER)
+    wait_held_row(heat, stack_name, 'a', breakpoints.AFTER)
+    osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name,
+        '--to', 'c')
+    test_engine.wait_held(heat, stack_name, 'c')
+    assert heat.resources.get(stack_name, 'b').resource_status == \
+        'CREATE_COMPLETE'
+    osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    assert_created_once(heat, stack_name, 'abc')

@@ -92,3 +92,13 @@ def test_legacy_shell_retry(heat, capsys):
         shell.do_breakpoint_retry(heat, args)
     assert capsys.readouterr().out == 'Retrying f (CREATE)\n'
     assert heat.signals[0]['data'][reasons.SIGNAL_KEY] == 'retry'
+
+
+def test_step_of_everything_leaves_held_failures_alone(heat):
+    heat.add_resource(heat.stack, 'b', 'CREATE_IN_PROGRESS')
+    before = dict(held_row(heat.stack, 'b', 'before'), hook='pre-create')
+    manager = manager_with(heat, held_row(heat.stack, 'f', 'failed'),
+                           before)
+    rows = manager.step('s')
+    assert [row['resource'] for row in rows] == ['b']
+    assert [s['resource_name'] for s in heat.signals] == ['b']
