@@ -312,16 +312,17 @@ def hold_name(rsrc, action: str, when: str = breakpoints.BEFORE):
     return held_name(rule, rsrc) if rule is not None else None
 
 
-def find_breakpoint(rsrc, action: str):
-    """The environment breakpoint holding ``rsrc`` before ``action``.
+def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
+    """The environment breakpoint holding ``rsrc`` at ``when`` of ``action``.
 
-    For the legacy engine, whose operations take no commands.
+    For the legacy engine, whose operations take no commands, and for the
+    stock hook check, which leaves a marked hook to the plugin.
     """
     if not enabled():
         return None
     path = resource_path(rsrc) if stack_breakpoints(rsrc.stack) else ()
     for bp in stack_breakpoints(rsrc.stack):
-        if bp.matches(path, action.lower(), breakpoints.BEFORE):
+        if bp.matches(path, action.lower(), when):
             return bp
     return None
 

@@ -48,7 +48,8 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
         'actions': '', 'action': '', 'when': '', 'held_since': '',
         'timeout_remaining': remaining, 'resource_status': '',
         'resource_status_reason': '', 'requires': [], 'required_by': [],
-        'next': [], 'inputs': None, 'event': ''}
+        'next': [], 'inputs': None, 'attributes': None, 'error': '',
+        'event': ''}
     if rsrc is not None:
         result['stack'] = '%s/%s' % (rsrc.stack.name, rsrc.stack.id)
         result['resource_status'] = '%s_%s' % (rsrc.action, rsrc.status)
@@ -94,6 +95,10 @@ def _hit(result, rsrc) -> None:
     details = data.data if data is not None else None
     if isinstance(details, dict):
         result['inputs'] = details.get('properties')
+        # A hold after the action: its attributes as the hit resolved them
+        # (nothing ran on the resource since); on failure: Heat's error.
+        result['attributes'] = details.get('attributes')
+        result['error'] = details.get('error', '')
     event = models.Event.__table__
     with db_api.get_engine().connect() as conn:
         found = conn.execute(sa.select(event.c.uuid).where(

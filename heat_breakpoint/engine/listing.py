@@ -336,7 +336,8 @@ def _held_row(conn, root, db_stack, stacks, entries):
         since = _isotime(record.get('since'))
         extra = {'source': record.get('source', decision.ENVIRONMENT),
                  'actions': ','.join(record.get('actions') or [action]),
-                 'when': record.get('when', breakpoints.BEFORE)}
+                 'when': record.get('when', breakpoints.BEFORE),
+                 'why': record.get('error', '')}
     else:
         # A stock hook: Heat flags it in the resource's data while it waits.
         flags = [entry for key, entry in values.items()

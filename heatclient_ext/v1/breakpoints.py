@@ -66,7 +66,7 @@ COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
 SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
              'why', 'source', 'action', 'held_since', 'timeout_remaining',
              'resource_status', 'resource_status_reason', 'inputs',
-             'requires', 'required_by', 'next', 'event')
+             'attributes', 'error', 'requires', 'required_by', 'next', 'event')
 # What the view's rows and resources may say besides held and armed.
 DISARMED = 'disarmed'
 DONE = 'done'
@@ -552,7 +552,7 @@ class BreakpointManager:
                                    other.raw, 'required_by', None) or [])),
             'required_by': sorted(getattr(res.raw, 'required_by', None)
                                   or []),
-            'inputs': None,
+            'inputs': None, 'attributes': None, 'error': '',
             'event': '',
         }
         if row:
@@ -762,7 +762,27 @@ class BreakpointManager:
         """
         rows = self.held_now(stack)[1]
         self._require_plugin(rows, 'step')
+        if name is None:
+            # A held failure is not stepped from (retry, continue, clear).
+            rows = [row for row in rows if row_value(row, 'when') !=
+                    breakpoints.FAILED] or rows
         return self.release(stack, name, reasons.RELEASE_STEP, rows)
+
+    def retry(self, stack, name):
+        """Run the failed action of the resource held at ``name`` again.
+
+        In the same operation; if it fails again, it holds again.
+        """
+        rows = [row for row in self.held_now(stack)[1]
+                if row['resource'] == name]
+        for row in rows:
+            when = row_value(row, 'when') or breakpoints.BEFORE
+            if when != breakpoints.FAILED:
+                raise _error(_('%(name)s is held %(when)s %(action)s, not '
+                               'on its failure: retry applies to a '
+                               'resource held on failure'), name=name,
+                             when=when, action=row['action'])
+        return self.release(stack, name, reasons.RELEASE_RETRY, rows or None)
 
     @staticmethod
     def _require_plugin(rows, what):
