@@ -57,6 +57,8 @@ MAX_DEPTH = 10
 
 
 SEPARATOR = '/'
+#: The breakpoint name that holds every resource, at any depth.
+EVERY = '*'
 
 _KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS = 'resource', 'action', 'actions'
 _KEY_WHEN, _KEY_HOOK = 'when', 'hook'
@@ -169,18 +171,21 @@ class Breakpoint:
         """Whether this breakpoint holds the resource at ``resource_path``.
 
         Matching is per segment with ``fnmatch.fnmatchcase``, as Heat's
-        registry matches hooks, and only at the same nesting depth. A string
+        registry matches hooks, and only at the same nesting depth; a lone
+        ``*`` matches every resource, nested ones included. A string
         path is split on ``/``. ``action`` is compared case-insensitively so
         Heat's ``'CREATE'`` works as well as ``'create'``.
         """
         if isinstance(resource_path, str):
             resource_path = resource_path.split(SEPARATOR)
         segments = self.segments
-        if len(resource_path) != len(segments):
-            return False
         if action is not None and str(action).lower() not in self.actions:
             return False
         if when is not None and when != self.when:
+            return False
+        if segments == (EVERY,):
+            return True
+        if len(resource_path) != len(segments):
             return False
         return all(fnmatch.fnmatchcase(str(name), pattern)
                    for name, pattern in zip(resource_path, segments))

@@ -21,6 +21,7 @@ import time
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -36,7 +37,7 @@ def path(name):
 
 
 def env(*names, when):
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(names, None, when))
 
 
@@ -251,9 +252,9 @@ def test_continue_with_rollback_enabled_rolls_back_as_stock(
 
 def test_failure_two_levels_down_holds_without_failing_parents(
         heat_server, heat, stack_name):
-    # A pattern matches at its own depth: '*' holds the top level's.
-    create(heat, stack_name, 'fail_nested_root.yaml', 'outer/inner/leaf',
-           '*', when=breakpoints.FAILED,
+    # '*' is every resource, nested ones included.
+    create(heat, stack_name, 'fail_nested_root.yaml', '*',
+           when=breakpoints.FAILED,
            files=test_engine.template_files(*NESTED_FILES))
     wait_held_row(heat, stack_name, 'outer/inner/leaf', breakpoints.FAILED)
     time.sleep(2)
@@ -332,7 +333,7 @@ def test_after_delete_holds_what_it_requires(heat_server, heat, stack_name):
     heat.stacks.create(
         stack_name=stack_name,
         template=test_engine.template('after_chain.yaml'),
-        environment=breakpoints.apply_to_environment(
+        environment=registry.apply_to_environment(
             {}, breakpoints.parse_names(['b'], ['delete'],
                                         breakpoints.AFTER)))
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')

@@ -835,3 +835,12 @@ class TestWhen:
         assert [b.name for b in registry.from_environment(
             none_on_a)] == ['b']
         assert registry.native_hooks(none_on_a) == []
+
+
+def test_a_lone_star_is_every_resource_at_any_depth():
+    every = bp.parse_name('*', when='failed')
+    assert every.matches('a', 'create')
+    assert every.matches('outer/inner/leaf', 'update')
+    assert not every.matches('outer/leaf', 'create', 'before')
+    assert not bp.parse_name('*/x').matches('outer/inner/x')
+    assert not bp.parse_name('web_*').matches('tier/web_1')
