@@ -135,23 +135,26 @@ def _show_held(rsrc, name, action, properties, atomic=True,
         state = (rsrc.action, rsrc.status, reason)
     elif when == breakpoints.FAILED:
         state = tuple(prior)
-    if not _set_state(rsrc, *state, atomic=atomic):
-        raise exception.UpdateInProgress(rsrc.name)
-    # Stock wording first, so `openstack stack hook poll` lists the hold.
-    events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
-                                                 'hook': hook})
     hit = {'breakpoint': name, 'resource': '/'.join(path),
            'action': action, 'hook': hook,
            'properties': inputs.resolved_inputs(properties(), rsrc.stack)}
     if when != breakpoints.BEFORE:
         hit.update(details or {}, when=when)
         record['when'] = when
-    inputs_id = events.record(rsrc, reason, hit)
+    inputs_id = events.store_details(rsrc, hit)
+    if not _set_state(rsrc, *state, atomic=atomic):
+        raise exception.UpdateInProgress(rsrc.name)
+    # The record right after the state: whoever sees the reason finds the
+    # hold in the breakpoints view too.
     record.update(breakpoint=name, path='/'.join(path), action=action,
                   hook=hook, prior=prior, inputs_id=inputs_id,
                   since=rsrc.updated_time.isoformat())
     rsrc.data_set(HOLD_KEY, json.dumps(record))
     rsrc.trigger_hook(hook)
+    # Stock wording first, so `openstack stack hook poll` lists the hold.
+    events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
+                                                 'hook': hook})
+    events.record(rsrc, reason, hit, rpd_id=inputs_id)
     LOG.info('Breakpoint %s reached: %s held %s %s',
              name, '/'.join(path), when, action)
     notify.send(rsrc.context, notify.REACHED,
