@@ -29,6 +29,7 @@ import threading
 
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
+from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import prompt_delivery
 
 DEFAULT_PORT = 8004
@@ -109,6 +110,7 @@ class LocalHeat:
         ast_guard.install()
         prompt_delivery.install()
         self._configure()
+        green_heat.install()
         self._prepare_database()
         self._start_engine()
         from heat.common import config as heat_config
