@@ -113,8 +113,9 @@ for release in "${releases[@]}"; do
         -W ignore::DeprecationWarning "${SMOKE[@]}" 2>&1 |
         tee "$smoke_log" | grep -v -i eventlet | tail -15
     status=${PIPESTATUS[0]}
-    counts=$(grep -E '(passed|failed|error)' "$smoke_log" | tail -1 |
-             sed 's/=//g; s/^ *//; s/ *$//')
+    counts=$(grep -E '^=* ?[0-9]+ (passed|failed|error)' "$smoke_log" |
+             tail -1 | sed 's/=//g; s/, [0-9]* warnings\{0,1\}//;
+             s/^ *//; s/ *$//')
     rm -f "$smoke_log"
     result+=("smoke: ${counts:-no result}")
     [ "$status" -eq 0 ] || ok=
