@@ -113,3 +113,18 @@ def test_wait_raises_what_the_thread_raised():
     assert seen == ['released']
     with pytest.raises(ValueError):
         linked.wait()
+
+
+def test_no_threading_backend_is_a_one_line_setup_error(monkeypatch):
+    from oslo_service import backend
+
+    from heat_breakpoint.server import cli
+
+    def missing(type_):
+        raise ValueError("Unknown backend: 'threading'")
+
+    monkeypatch.setattr(backend, 'init_backend', missing)
+    with pytest.raises(config.SetupError) as err:
+        cli.LocalHeat('/nonexistent').start()
+    assert "'oslo.service[threading]>=4.2.2'" in str(err.value)
+    assert '\n' not in str(err.value)
