@@ -24,7 +24,8 @@ runs under eventlet instead, and three of its pieces only work there:
 * ``ThreadGroupManager`` releases stack locks and message queues in
   callbacks ``link()``-ed to its green threads, and waits for them in
   ``stop()``; oslo.service's threading backend makes ``link()`` a no-op
-  (the lock would never be released, ``stop()`` would wait forever): here
+  or absent (the lock would never be released; ``stop()`` fails, or never
+  returns; seen on SIGTERM with a stack thread running): here
   the threads it starts run their linked callbacks when they end, and
   ``stop()`` waits for the threads, as Heat 25's does.
 
