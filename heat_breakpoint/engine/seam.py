@@ -20,6 +20,9 @@ whether to park. The same module answers Heat's own hook check
 Heat's resource-signal channel (``Resource._unset_hook``, with the
 caller's context taken from ``EngineService.resource_signal``), and takes
 time held at breakpoints off the stack's clock (``Stack.time_elapsed``).
+When a root stack's operation ends (``Stack.state_set`` to COMPLETE or
+FAILED) or a newer one replaces it (``Stack.converge_stack``), the rows
+kept for it go (:mod:`heat_breakpoint.engine.purge`).
 It also adds one engine RPC method, ``breakpoint_list``, which answers the
 API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
@@ -57,6 +60,9 @@ EXPECTED = {
 }
 EXPECTED_STACK = {
     'time_elapsed': ('self',),
+    'state_set': ('self', 'action', 'status', 'reason'),
+    'converge_stack': ('self', 'template', 'action', 'new_stack',
+                       'pre_converge', 'new_traversal_id', 'abandon'),
 }
 EXPECTED_SERVICE = {
     'start': ('self',),
@@ -207,8 +213,10 @@ def _wrap_service(cls, hold) -> None:
 
     @functools.wraps(start)
     def started(self):
+        from heat_breakpoint.engine import purge
         result = start(self)
         hold.watch_deadlines()
+        purge.watch()
         return result
 
     @functools.wraps(resource_signal)
@@ -268,11 +276,29 @@ def _wrap_service(cls, hold) -> None:
 
 
 def _wrap_stack(cls, hold) -> None:
+    from heat_breakpoint.engine import purge
     time_elapsed = cls.time_elapsed
+    state_set = cls.state_set
+    converge_stack = cls.converge_stack
 
     @functools.wraps(time_elapsed)
     def wrapped(self):
         # Heat's timeout checks all go through here.
         return hold.time_elapsed(self, time_elapsed(self))
 
+    @functools.wraps(state_set)
+    def state_set_and_purge(self, action, status, reason):
+        updated = state_set(self, action, status, reason)
+        if updated:
+            purge.operation_ended(self)
+        return updated
+
+    @functools.wraps(converge_stack)
+    def converge_stack_and_purge(self, template, *args, **kwargs):
+        result = converge_stack(self, template, *args, **kwargs)
+        purge.operation_started(self)
+        return result
+
     cls.time_elapsed = wrapped
+    cls.state_set = state_set_and_purge
+    cls.converge_stack = converge_stack_and_purge
