@@ -14,8 +14,15 @@
 Run where ``heat-manage`` runs, with the same configuration (Heat's
 ``[database] connection``)::
 
+    heat-breakpoint-manage db_sync    # next to heat-manage db_sync
+    heat-breakpoint-manage db_version
     heat-breakpoint-manage purge      # next to heat-manage purge_deleted
     heat-breakpoint-manage rows       # how many rows of ours there are
+
+``db_sync`` creates or upgrades our tables (see
+:mod:`heat_breakpoint.db.migration`); run it before starting heat-engines
+of a new release of the plugin: an engine started before it runs as stock
+Heat and says so in its log.
 
 ``purge`` deletes what no running operation needs any more (see
 :mod:`heat_breakpoint.engine.purge`); heat-engines also do it after each
@@ -34,6 +41,17 @@ CONF = cfg.CONF
 def _engine():
     from heat.db import api as db_api
     return db_api.get_engine()
+
+
+def do_db_sync():
+    from heat_breakpoint.db import migration
+    print('heat-breakpoint tables at version %s'
+          % migration.db_sync(_engine(), CONF.command.version))
+
+
+def do_db_version():
+    from heat_breakpoint.db import migration
+    print(migration.current(_engine()) or 'none')
 
 
 def do_purge():
@@ -56,6 +74,14 @@ def do_rows():
 
 
 def add_command_parsers(subparsers):
+    parser = subparsers.add_parser(
+        'db_sync', help="Create or upgrade heat-breakpoint's tables.")
+    parser.add_argument('version', nargs='?', default='head',
+                        help='revision to upgrade to (default: the newest)')
+    parser.set_defaults(func=do_db_sync)
+    parser = subparsers.add_parser(
+        'db_version', help="The revision heat-breakpoint's tables are at.")
+    parser.set_defaults(func=do_db_version)
     parser = subparsers.add_parser(
         'purge', help='Delete the breakpoint state of operations that no '
         'longer run (ended, replaced, or of deleted stacks).')

@@ -32,7 +32,9 @@ while debugging.
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
 untouched: stacks then run as in stock Heat (breakpoints are native hooks
-there, so they still pause, the stock way).
+there, so they still pause, the stock way). So does a heat-engine that
+starts before ``heat-breakpoint-manage db_sync`` migrated our tables
+(:func:`schema_ready`).
 """
 
 import functools
@@ -75,6 +77,9 @@ EXPECTED_SERVICE = {
 LIST_METHOD = 'breakpoint_list'
 
 _installed = False
+# What install() replaced: (class, name, the class's own attribute or
+# None when it had none), so that uninstall() can give Heat back.
+_replaced = []
 
 
 class IncompatibleHeat(Exception):
@@ -129,11 +134,39 @@ def install() -> bool:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
+    for cls, names in ((resource.Resource, EXPECTED),
+                       (stack.Stack, EXPECTED_STACK),
+                       (service.EngineService,
+                        list(EXPECTED_SERVICE) + [LIST_METHOD])):
+        _replaced.extend((cls, name, cls.__dict__.get(name))
+                         for name in names)
     _wrap(resource.Resource, hold)
     _wrap_stack(stack.Stack, hold)
     _wrap_service(service.EngineService, hold)
     _installed = True
     return True
+
+
+def uninstall() -> None:
+    """Give Heat back its own methods: it runs as stock Heat again."""
+    global _installed
+    while _replaced:
+        cls, name, original = _replaced.pop()
+        if original is None:
+            if name in cls.__dict__:
+                delattr(cls, name)
+        else:
+            setattr(cls, name, original)
+    _installed = False
+
+
+def schema_ready() -> bool:
+    """At engine start: our tables migrated? If not, stock Heat."""
+    from heat_breakpoint.db import migration
+    if migration.ready():  # logs the one line saying why not
+        return True
+    uninstall()
+    return False
 
 
 def _wrap(cls, hold) -> None:
@@ -214,6 +247,8 @@ def _wrap_service(cls, hold) -> None:
     @functools.wraps(start)
     def started(self):
         from heat_breakpoint.engine import purge
+        if not schema_ready():
+            return start(self)
         result = start(self)
         hold.watch_deadlines()
         purge.watch()

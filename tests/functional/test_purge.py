@@ -169,3 +169,10 @@ def test_manage_purge_removes_rows_of_stacks_gone(heat_server):
     assert 'breakpoint_pause: 1 rows purged' in out
     assert our_rows(heat_server, 'gone') == {}
     assert 'breakpoint_operation: 0' in manage(heat_server, 'rows')
+
+
+def test_manage_db_sync_and_version(heat_server):
+    from heat_breakpoint.db import migration
+    # The local server migrated its database on start; again is a no-op.
+    assert manage(heat_server, 'db_version').strip() == migration.head()
+    assert migration.head() in manage(heat_server, 'db_sync')
