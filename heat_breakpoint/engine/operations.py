@@ -46,6 +46,8 @@ import sqlalchemy as sa
 from heat.db import api as db_api
 from heat.objects import stack as stack_objects
 
+from heat_breakpoint.db import reader
+
 CONTINUE = 'continue'
 RUN_TO = 'to'
 STEP = 'step'
@@ -237,9 +239,8 @@ _STATE_QUERY = sa.union_all(
 def read(stack) -> State:
     """The running operation's mode, targets and pause clock, now."""
     key = root_operation(stack)
-    with _engine().connect() as conn:
-        rows = conn.execute(_STATE_QUERY, {'root_stack_id': key[0],
-                                           'traversal': key[1]}).all()
+    rows = reader.read(_engine(), _STATE_QUERY,
+                       {'root_stack_id': key[0], 'traversal': key[1]})
     found = {'targets': {}}
     for row in rows:
         if row.source == 'pause':
