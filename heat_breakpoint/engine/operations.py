@@ -46,6 +46,8 @@ import sqlalchemy as sa
 from heat.db import api as db_api
 from heat.objects import stack as stack_objects
 
+from heat_breakpoint.db import reader
+
 CONTINUE = 'continue'
 RUN_TO = 'to'
 STEP = 'step'
@@ -294,8 +296,7 @@ def read(stack, conn=None) -> State:
     if conn is not None:
         rows = conn.execute(_STATE_QUERY, params).all()
     else:
-        with _engine().connect() as conn:
-            rows = conn.execute(_STATE_QUERY, params).all()
+        rows = reader.read(_engine(), _STATE_QUERY, params)
     found = {'targets': {}}
     for row in rows:
         if row.source == 'pause':

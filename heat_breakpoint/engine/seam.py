@@ -14,7 +14,7 @@
 Under the convergence engine Heat never calls lifecycle plugins for
 create, update or delete, so the plugin installs its hold here: each
 resource's ``create_convergence``, ``update_convergence`` and
-``delete_convergence`` first asks :mod:`heat_breakpoint.engine.hold`
+``delete_convergence`` first asks
 whether to park (:mod:`heat_breakpoint.engine.parking`, which asks
 :mod:`heat_breakpoint.engine.decision`), then runs Heat's own method
 through :mod:`heat_breakpoint.engine.outcomes`, which holds after the
@@ -25,6 +25,9 @@ with the caller's context taken from ``EngineService.resource_signal``,
 which also carries our commands to :mod:`heat_breakpoint.engine.commands`),
 and take time held at breakpoints off the stack's clock
 (``Stack.time_elapsed``, :mod:`heat_breakpoint.engine.deadlines`).
+When a root stack's operation ends (``Stack.state_set`` to COMPLETE or
+FAILED) or a newer one replaces it (``Stack.converge_stack``), the rows
+kept for it go (:mod:`heat_breakpoint.engine.purge`).
 It also adds one engine RPC method, ``breakpoint_list``, which answers the
 API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
@@ -34,7 +37,9 @@ while debugging.
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
 untouched: stacks then run as in stock Heat (breakpoints are native hooks
-there, so they still pause, the stock way).
+there, so they still pause, the stock way). So does a heat-engine that
+starts before ``heat-breakpoint-manage db_sync`` migrated our tables
+(:func:`schema_ready`).
 """
 
 import functools
@@ -61,8 +66,16 @@ EXPECTED = {
     '_signal_check_hook': ('self', 'details'),
     '_add_event': ('self', 'action', 'status', 'reason'),
 }
+# Ends a parameter list the wrapper takes as a prefix (later parameters,
+# which some Heat releases add, are passed on as they come).
+MORE = '...'
 EXPECTED_STACK = {
     'time_elapsed': ('self',),
+    'state_set': ('self', 'action', 'status', 'reason'),
+    # Heat 25 added new_traversal_id and abandon; the wrapper passes on
+    # whatever follows the template.
+    'converge_stack': ('self', 'template', 'action', 'new_stack',
+                       'pre_converge', MORE),
 }
 EXPECTED_SERVICE = {
     'start': ('self',),
@@ -75,6 +88,9 @@ EXPECTED_SERVICE = {
 LIST_METHOD = 'breakpoint_list'
 
 _installed = False
+# What install() replaced: (class, name, the class's own attribute or
+# None when it had none), so that uninstall() can give Heat back.
+_replaced = []
 
 
 class IncompatibleHeat(Exception):
@@ -87,6 +103,8 @@ def _check_methods(cls, expected) -> None:
         if method is None:
             raise IncompatibleHeat('%s.%s is missing' % (cls.__name__, name))
         found = tuple(inspect.signature(method).parameters)
+        if params[-1] == MORE:
+            found, params = found[:len(params) - 1], params[:-1]
         if found != params:
             raise IncompatibleHeat('%s.%s%s, expected %s'
                                    % (cls.__name__, name, found, params))
@@ -138,6 +156,12 @@ def install() -> bool:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
+    for cls, names in ((resource.Resource, EXPECTED),
+                       (stack.Stack, EXPECTED_STACK),
+                       (service.EngineService,
+                        list(EXPECTED_SERVICE) + [LIST_METHOD])):
+        _replaced.extend((cls, name, cls.__dict__.get(name))
+                         for name in names)
     # Innermost first: the hold before an action wraps the others.
     _wrap_outcomes(resource.Resource, outcomes)
     _wrap(resource.Resource, decision, parking, events)
@@ -145,6 +169,28 @@ def install() -> bool:
     _wrap_service(service.EngineService, parking, deadlines, commands)
     _installed = True
     return True
+
+
+def uninstall() -> None:
+    """Give Heat back its own methods: it runs as stock Heat again."""
+    global _installed
+    while _replaced:
+        cls, name, original = _replaced.pop()
+        if original is None:
+            if name in cls.__dict__:
+                delattr(cls, name)
+        else:
+            setattr(cls, name, original)
+    _installed = False
+
+
+def schema_ready() -> bool:
+    """At engine start: our tables migrated? If not, stock Heat."""
+    from heat_breakpoint.db import migration
+    if migration.ready():  # logs the one line saying why not
+        return True
+    uninstall()
+    return False
 
 
 def _wrap(cls, decision, parking, events) -> None:
@@ -292,8 +338,12 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
 
     @functools.wraps(start)
     def started(self):
+        from heat_breakpoint.engine import purge
+        if not schema_ready():
+            return start(self)
         result = start(self)
         deadlines.watch_deadlines()
+        purge.watch()
         return result
 
     @functools.wraps(resource_signal)
@@ -346,11 +396,29 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
 
 
 def _wrap_stack(cls, deadlines) -> None:
+    from heat_breakpoint.engine import purge
     time_elapsed = cls.time_elapsed
+    state_set = cls.state_set
+    converge_stack = cls.converge_stack
 
     @functools.wraps(time_elapsed)
     def wrapped(self):
         # Heat's timeout checks all go through here.
         return deadlines.time_elapsed(self, time_elapsed(self))
 
+    @functools.wraps(state_set)
+    def state_set_and_purge(self, action, status, reason):
+        updated = state_set(self, action, status, reason)
+        if updated:
+            purge.operation_ended(self)
+        return updated
+
+    @functools.wraps(converge_stack)
+    def converge_stack_and_purge(self, template, *args, **kwargs):
+        result = converge_stack(self, template, *args, **kwargs)
+        purge.operation_started(self)
+        return result
+
     cls.time_elapsed = wrapped
+    cls.state_set = state_set_and_purge
+    cls.converge_stack = converge_stack_and_purge

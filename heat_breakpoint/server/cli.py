@@ -148,10 +148,13 @@ class LocalHeat:
         from heat.db import api as db_api
         from heat.db import migration
 
+        from heat_breakpoint.db import migration as our_migration
         from heat_breakpoint.server import sqlite
         engine = db_api.get_engine()
         # Migrations nest connections in one thread: harden afterwards.
         migration.db_sync(engine=engine)
+        # The local server's tables are made on first use, as Heat's are.
+        our_migration.db_sync(engine)
         sqlite.harden(engine)
 
     def _start_engine(self) -> None:

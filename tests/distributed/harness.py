@@ -18,7 +18,8 @@ This is the deployment an operator runs, shrunk onto one machine:
   temporary directory, bound to 127.0.0.1 on free ports: no systemd;
 * one ``heat.conf`` for every Heat process (``transport_url`` to the
   broker, ``[database] connection`` to MariaDB, the ``noauth_breakpoint``
-  paste flavor); Heat's schema from ``heat-manage db_sync``;
+  paste flavor); Heat's schema from ``heat-manage db_sync``, ours from
+  ``heat-breakpoint-manage db_sync``;
 * heat-api: Heat's own WSGI application (``heat.api.openstack.wsgi``, what
   ``heat-wsgi-api`` serves) in a small threaded WSGI server
   (``api_server.py`` beside this file);
@@ -500,6 +501,14 @@ class HeatCluster:
             text=True)
         if result.returncode:
             raise HarnessError('heat-manage db_sync failed:\n%s'
+                               % result.stdout[-4000:])
+        # Our tables, as an operator makes them: the migration command.
+        result = subprocess.run(
+            [os.path.join(BIN, 'heat-breakpoint-manage'), '--config-file',
+             self.conf, 'db_sync'], stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        if result.returncode:
+            raise HarnessError('heat-breakpoint-manage db_sync failed:\n%s'
                                % result.stdout[-4000:])
 
     # -- processes -----------------------------------------------------------

@@ -1,0 +1,185 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Nothing of ours outlives the operation it was written for.
+
+What :mod:`heat_breakpoint.engine.operations` records (and the
+``breakpoint_released`` marker a release leaves in a resource's data) is
+only of use while the root stack's traversal it names is running. It goes:
+
+* when the root stack's operation ends (COMPLETE or FAILED, a cancel
+  included; a stack delete ends as DELETE_COMPLETE): every row of that
+  root stack, through :func:`operation_ended`, called by the seam after
+  ``Stack.state_set``;
+* when a newer operation replaces a running one: the older traversals'
+  rows, through :func:`operation_started`, called by the seam after
+  ``Stack.converge_stack``;
+* whatever escaped both (an engine killed mid-operation, a release of a
+  hold left behind by a failed operation): :func:`purge_stale`, run now
+  and then by every heat-engine (:func:`watch`, a bounded sweep) and by
+  ``heat-breakpoint-manage purge`` next to ``heat-manage purge_deleted``.
+
+A row is stale when its root stack is gone, soft-deleted, not
+IN_PROGRESS, or running another traversal. Only stale rows are deleted,
+so engines racing here never remove what a running operation needs.
+"""
+
+import threading
+import time
+
+from oslo_log import log as logging
+import sqlalchemy as sa
+
+from heat_breakpoint.engine import operations
+
+LOG = logging.getLogger(__name__)
+
+# The resource data key of parking.RELEASED_KEY (parking imports Heat's
+# engine; the manage command must not need it).
+RELEASED_KEY = 'breakpoint_released'
+TABLES = (operations.operations, operations.targets, operations.pauses)
+#: How often each heat-engine sweeps, and how many operations at most.
+SWEEP_SECONDS = 300.0
+SWEEP_LIMIT = 1000
+IN_PROGRESS = 'IN_PROGRESS'
+
+_stack = sa.table('stack', sa.column('id'), sa.column('status'),
+                  sa.column('current_traversal'), sa.column('deleted_at'))
+_resource = sa.table('resource', sa.column('id'), sa.column('root_stack_id'))
+_resource_data = sa.table('resource_data', sa.column('id'),
+                          sa.column('key'), sa.column('value'),
+                          sa.column('resource_id'))
+
+
+def _delete_root(conn, root_id, keep_traversal=None) -> int:
+    deleted = 0
+    for table in TABLES:
+        where = table.c.root_stack_id == root_id
+        if keep_traversal is not None:
+            where = sa.and_(where, table.c.traversal != keep_traversal)
+        deleted += conn.execute(table.delete().where(where)).rowcount
+    return deleted
+
+
+def _delete_released(conn, root_id, keep_traversal=None) -> int:
+    ids = sa.select(_resource.c.id).where(
+        _resource.c.root_stack_id == root_id).scalar_subquery()
+    where = sa.and_(_resource_data.c.key == RELEASED_KEY,
+                    _resource_data.c.resource_id.in_(ids))
+    if keep_traversal is not None:
+        # The marker's value is the traversal it released.
+        where = sa.and_(where, _resource_data.c.value != keep_traversal)
+    return conn.execute(_resource_data.delete().where(where)).rowcount
+
+
+def operation_ended(stack) -> None:
+    """The root ``stack`` reached COMPLETE or FAILED: drop its rows."""
+    if stack.owner_id or not stack.convergence or stack.id is None or \
+            stack.status == IN_PROGRESS:
+        return
+    try:
+        with operations._engine().begin() as conn:
+            _delete_root(conn, stack.id)
+            _delete_released(conn, stack.id)
+    except Exception:
+        # Never fail Heat's own state change; the sweep catches up.
+        LOG.exception('Could not purge the breakpoint state of stack %s',
+                      stack.id)
+
+
+def operation_started(stack) -> None:
+    """The root ``stack`` runs a new traversal: drop the older ones' rows."""
+    if stack.owner_id or not stack.convergence or stack.id is None or \
+            not stack.current_traversal:
+        return
+    try:
+        with operations._engine().begin() as conn:
+            _delete_root(conn, stack.id,
+                         keep_traversal=stack.current_traversal)
+            _delete_released(conn, stack.id,
+                             keep_traversal=stack.current_traversal)
+    except Exception:
+        LOG.exception('Could not purge the breakpoint state of stack %s',
+                      stack.id)
+
+
+def _stale_keys(conn, limit):
+    keys = sa.union(*[sa.select(t.c.root_stack_id, t.c.traversal)
+                      for t in TABLES]).subquery('k')
+    live = sa.select(_stack.c.id).where(
+        _stack.c.id == keys.c.root_stack_id,
+        _stack.c.deleted_at.is_(None),
+        _stack.c.status == IN_PROGRESS,
+        _stack.c.current_traversal == keys.c.traversal)
+    query = sa.select(keys.c.root_stack_id, keys.c.traversal).where(
+        ~live.exists()).limit(limit)
+    return [tuple(row) for row in conn.execute(query)]
+
+
+def _stale_released(conn, limit):
+    query = sa.select(_resource_data.c.id).select_from(
+        _resource_data.join(
+            _resource, _resource.c.id == _resource_data.c.resource_id
+        ).outerjoin(_stack, _stack.c.id == _resource.c.root_stack_id)
+    ).where(_resource_data.c.key == RELEASED_KEY,
+            sa.or_(_stack.c.id.is_(None), _stack.c.status != IN_PROGRESS,
+                   _stack.c.deleted_at.isnot(None))).limit(limit)
+    return [row[0] for row in conn.execute(query)]
+
+
+def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
+    """Delete up to ``limit`` stale operations' rows and markers.
+
+    Returns how many rows went, per table (and the released markers).
+    """
+    counts = {t.name: 0 for t in TABLES}
+    counts['resource_data.' + RELEASED_KEY] = 0
+    with engine.begin() as conn:
+        for root_id, traversal in _stale_keys(conn, limit):
+            for table in TABLES:
+                counts[table.name] += conn.execute(table.delete().where(
+                    table.c.root_stack_id == root_id,
+                    table.c.traversal == traversal)).rowcount
+        ids = _stale_released(conn, limit)
+        if ids:
+            counts['resource_data.' + RELEASED_KEY] = conn.execute(
+                _resource_data.delete().where(
+                    _resource_data.c.id.in_(ids))).rowcount
+    return counts
+
+
+def count_rows(engine) -> dict:
+    """How many rows of ours there are, per table."""
+    with engine.connect() as conn:
+        counts = {t.name: conn.execute(
+            sa.select(sa.func.count()).select_from(t)).scalar()
+            for t in TABLES}
+        counts['resource_data.' + RELEASED_KEY] = conn.execute(
+            sa.select(sa.func.count()).select_from(_resource_data).where(
+                _resource_data.c.key == RELEASED_KEY)).scalar()
+    return counts
+
+
+def watch(interval=SWEEP_SECONDS) -> None:
+    """In a heat-engine, sweep stale rows every ``interval`` seconds."""
+    threading.Thread(target=_sweep_forever, args=(interval,),
+                     name='breakpoint-purge', daemon=True).start()
+
+
+def _sweep_forever(interval) -> None:
+    while True:
+        time.sleep(interval)
+        try:
+            counts = purge_stale(operations._engine())
+            if any(counts.values()):
+                LOG.info('Purged stale breakpoint state: %s', counts)
+        except Exception:
+            LOG.exception('Could not purge stale breakpoint state')

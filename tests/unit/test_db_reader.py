@@ -1,0 +1,38 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The per-check read's own pool sees every write at once."""
+
+import sqlalchemy as sa
+
+from heat_breakpoint.db import reader
+
+TABLE = sa.table('t', sa.column('v'))
+
+
+def test_a_file_database_gets_its_own_pool_that_sees_writes(tmp_path):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    with heat.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (v INTEGER)')
+    assert reader.engine(heat) is not heat
+    assert reader.engine(heat) is reader.engine(heat)
+    query = sa.select(TABLE.c.v)
+    assert reader.read(heat, query, {}) == []
+    for value in (1, 2):
+        with heat.begin() as conn:  # another writer, e.g. another engine
+            conn.execute(TABLE.insert().values(v=value))
+        # No cache: the very next read sees the committed row.
+        assert len(reader.read(heat, query, {})) == value
+
+
+def test_an_in_memory_database_is_shared():
+    heat = sa.create_engine('sqlite://')
+    assert reader.engine(heat) is heat
