@@ -34,9 +34,15 @@ COMMANDED = {
           'operation',
 }
 
+# A hold that depends on what the update will do (``when: changed`` or
+# ``replaced``) names the planned change instead of the hook.
+HELD_CHANGE = 'Breakpoint %(name)s reached before %(action)s (%(change)s)'
+CHANGES = ('in-place', 'replace', 'add', 'remove')
+
 _HELD_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
-    r'\((?P<hook>pre-[a-z]+)\)$')
+    r'\((?:(?P<hook>pre-[a-z]+)|(?P<change>%s))\)$'
+    % '|'.join(re.escape(change) for change in CHANGES))
 
 # Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
 # our commands released the hold. Stock Heat ignores it.
@@ -66,10 +72,25 @@ def held(name: str, action: str, hook: str) -> str:
     return HELD % {'name': name, 'action': action, 'hook': hook}
 
 
+def held_change(name: str, action: str, change: str) -> str:
+    return HELD_CHANGE % {'name': name, 'action': action, 'change': change}
+
+
 def parse_held(reason: str | None) -> dict | None:
-    """Return name, action and hook of a held resource's reason, or None."""
+    """Return name, action and hook of a held resource's reason, or None.
+
+    A hold on a planned change also gives ``change`` (its kind); its hook
+    is the stock pre-* hook of the action, which releases it.
+    """
     match = _HELD_RE.match(reason or '')
-    return match.groupdict() if match else None
+    if not match:
+        return None
+    found = match.groupdict()
+    if found['change'] is None:
+        del found['change']
+    else:
+        found['hook'] = 'pre-%s' % found['action'].lower()
+    return found
 
 
 def released(name: str, how: str) -> str:

@@ -47,7 +47,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
         'actions': '', 'action': '', 'when': '', 'held_since': '',
         'timeout_remaining': remaining, 'resource_status': '',
         'resource_status_reason': '', 'requires': [], 'required_by': [],
-        'next': [], 'inputs': None, 'event': ''}
+        'next': [], 'inputs': None, 'event': '', 'change': None}
     if rsrc is not None:
         result['stack'] = '%s/%s' % (rsrc.stack.name, rsrc.stack.id)
         result['resource_status'] = '%s_%s' % (rsrc.action, rsrc.status)
@@ -85,6 +85,8 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
 def _hit(result, rsrc) -> None:
     """The held resource's inputs and event, as the hit stored them."""
     record = _record(rsrc)
+    # The planned change of a ``when: changed|replaced`` hold.
+    result['change'] = (record or {}).get('change')
     inputs_id = (record or {}).get('inputs_id')
     if inputs_id is None:
         return

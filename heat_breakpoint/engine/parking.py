@@ -111,16 +111,21 @@ def _show_held(rsrc, name, action, properties, atomic=True, **record):
     hook = PRE_HOOKS[action]
     path = decision.resource_path(rsrc)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
-    reason = reasons.held(name, action, hook)
+    planned = record.get('change')
+    reason = (reasons.held_change(name, action, planned['kind'])
+              if planned else reasons.held(name, action, hook))
     if not _set_state(rsrc, action, IN_PROGRESS, reason, atomic=atomic):
         raise exception.UpdateInProgress(rsrc.name)
     # Stock wording first, so `openstack stack hook poll` lists the hold.
     events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
                                                  'hook': hook})
-    inputs_id = events.record(rsrc, reason, {
-        'breakpoint': name, 'resource': '/'.join(path),
-        'action': action, 'hook': hook,
-        'properties': inputs.resolved_inputs(properties(), rsrc.stack)})
+    details = {'breakpoint': name, 'resource': '/'.join(path),
+               'action': action, 'hook': hook,
+               'properties': inputs.resolved_inputs(properties(),
+                                                    rsrc.stack)}
+    if planned:
+        details.update(when=record['when'], change=planned)
+    inputs_id = events.record(rsrc, reason, details)
     record.update(breakpoint=name, path='/'.join(path), action=action,
                   hook=hook, prior=prior, inputs_id=inputs_id,
                   since=rsrc.updated_time.isoformat())
@@ -170,11 +175,22 @@ def park_if_required(rsrc, action: str, properties,
     rule = decision.hold_rule(rsrc, action)
     if rule is None:
         return
+    park(rsrc, action, rule, properties)
+
+
+def park(rsrc, action: str, rule, properties, when: str = 'before',
+         change=None) -> None:
+    """Hold ``rsrc`` by ``rule``: record the hold and end the check.
+
+    ``change``: the planned change of a ``changed``/``replaced`` hold
+    (:mod:`changes`), kept in the record and the hit event.
+    """
+    extra = {'when': when, 'change': change} if change else {}
     _show_held(rsrc, decision.held_name(rule, rsrc), action, properties,
-               traversal=traversal,
+               traversal=rsrc.stack.current_traversal,
                root_traversal=operations.root_operation(rsrc.stack)[1],
                actions=[a.upper() for a in rule.breakpoint.actions],
-               source=rule.source)
+               source=rule.source, **extra)
     operations.hold_started(rsrc.stack)
     raise Parked()
 

@@ -58,6 +58,19 @@ EXPECTED = {
     '_signal_check_action': ('self',),
     '_add_event': ('self', 'action', 'status', 'reason'),
 }
+# Where Heat decides an update, which :mod:`changes` wraps on the resource
+# object of one update check (``when: changed|replaced``) or calls.
+EXPECTED_CHANGES = {
+    '_needs_update': ('self', 'after', 'before', 'after_props',
+                      'before_props', 'prev_resource', 'check_init_complete'),
+    'update_template_diff_properties': ('self', 'after_props',
+                                        'before_props'),
+    'update_template_diff': ('self', 'after', 'before'),
+    'needs_replace_with_tmpl_diff': ('self', 'tmpl_diff'),
+    'needs_replace_with_prop_diff': ('self', 'changed_properties_set',
+                                     'after_props', 'before_props'),
+    'calc_update_allowed': ('self', 'props'),
+}
 EXPECTED_STACK = {
     'time_elapsed': ('self',),
 }
@@ -91,6 +104,7 @@ def _check_methods(cls, expected) -> None:
 
 def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
     _check_methods(resource_cls, EXPECTED)
+    _check_methods(resource_cls, EXPECTED_CHANGES)
     _check_methods(stack_cls, EXPECTED_STACK)
     _check_methods(service_cls, EXPECTED_SERVICE)
     if hasattr(service_cls, LIST_METHOD):
@@ -121,6 +135,7 @@ def install() -> bool:
         from heat.engine import stack
         _check(resource.Resource, stack.Stack, service.EngineService,
                check_resource)
+        from heat_breakpoint.engine import changes
         from heat_breakpoint.engine import commands
         from heat_breakpoint.engine import deadlines
         from heat_breakpoint.engine import decision
@@ -130,6 +145,9 @@ def install() -> bool:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
+    # Inner first: a check asks about holds before (and ends stale ones)
+    # ahead of a change's hold.
+    _wrap_changes(resource.Resource, changes)
     _wrap(resource.Resource, decision, parking, events)
     _wrap_stack(stack.Stack, deadlines)
     _wrap_service(service.EngineService, parking, deadlines, commands)
@@ -210,6 +228,44 @@ def _wrap(cls, decision, parking, events) -> None:
     cls._unset_hook = _unset_hook
     cls._signal_check_action = _signal_check_action
     cls._add_event = _add_event
+
+
+def _wrap_changes(cls, changes) -> None:
+    """Holds on a planned change (``when: changed|replaced``).
+
+    An update check of a stack with such breakpoints gets Heat's own
+    decision inside ``Resource.update`` wrapped on its resource object
+    (``begin_update``), which holds or goes on. Resources the update adds
+    or removes are held before their CREATE or DELETE.
+    """
+    create = cls.create_convergence
+    update = cls.update_convergence
+    delete = cls.delete_convergence
+
+    @functools.wraps(create)
+    def create_convergence(self, template_id, requires, engine_id,
+                           timeout, progress_callback=None):
+        changes.park_added(self)
+        return create(self, template_id, requires, engine_id, timeout,
+                      progress_callback)
+
+    @functools.wraps(update)
+    def update_convergence(self, template_id, new_requires, engine_id,
+                           timeout, new_stack, progress_callback=None):
+        changes.begin_update(self, new_stack)
+        return update(self, template_id, new_requires, engine_id, timeout,
+                      new_stack, progress_callback)
+
+    @functools.wraps(delete)
+    def delete_convergence(self, template_id, engine_id, timeout,
+                           progress_callback=None):
+        changes.park_removed(self, template_id)
+        return delete(self, template_id, engine_id, timeout,
+                      progress_callback)
+
+    cls.create_convergence = create_convergence
+    cls.update_convergence = update_convergence
+    cls.delete_convergence = delete_convergence
 
 
 def _wrap_service(cls, parking, deadlines, commands) -> None:

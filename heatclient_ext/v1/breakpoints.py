@@ -65,7 +65,7 @@ COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
 SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
              'why', 'source', 'action', 'held_since', 'timeout_remaining',
              'resource_status', 'resource_status_reason', 'inputs',
-             'requires', 'required_by', 'next', 'event')
+             'requires', 'required_by', 'next', 'event', 'change')
 # What the view's rows and resources may say besides held and armed.
 DISARMED = 'disarmed'
 DONE = 'done'
@@ -549,6 +549,7 @@ class BreakpointManager:
                                   or []),
             'inputs': None,
             'event': '',
+            'change': None,
         }
         if row:
             event = self._hit_event(res)
