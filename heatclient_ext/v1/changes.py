@@ -38,7 +38,8 @@ def text(change) -> str:
     head = str(change.get('kind', ''))
     forced = change.get('forced_by') or []
     if forced:
-        head += ' ' + _('(forced by: %s)') % ', '.join(map(str, forced))
+        head = '%s %s' % (head, _('(forced by: %s)')
+                          % ', '.join(map(str, forced)))
     elif change.get('why'):
         head += ' (%s)' % change['why']
     lines = [head]

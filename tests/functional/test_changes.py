@@ -286,3 +286,25 @@ def test_on_change_holds_added_and_removed_resources(heat_server, heat,
                        environment=env('*', when=breakpoints.REPLACED))
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
     assert set(utils.resources(heat, stack_name)) == {'u', 'x'}
+
+
+def test_set_on_replace_during_the_update(heat_server, heat, stack_name):
+    def chained(value):
+        tmpl = prn(value)
+        tmpl['resources']['r']['depends_on'] = ['p']
+        return tmpl
+    before = create(heat, stack_name, chained('a'))
+    heat.stacks.update(stack_name, template=chained('b'),
+                       environment=env('p', when=breakpoints.BEFORE))
+    wait_held(heat, stack_name, ['p'])
+    osc(heat_server, 'set', stack_name, 'r', '--on-replace')
+    # (continue would end what was set: clear releases p alone)
+    osc(heat_server, 'clear', stack_name, 'p')
+    held = wait_held(heat, stack_name, ['r'])
+    assert held['r']['change'] == 'replace'
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'r',
+                           '-f', 'json'))
+    assert (shown['when'], shown['source']) == (breakpoints.REPLACED, 'set')
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+    assert physical_ids(heat, stack_name)['r'] != before['r']
