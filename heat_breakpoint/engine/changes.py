@@ -353,9 +353,9 @@ def park_removed(rsrc, template_id) -> None:
     rule = decision.hold_rule(rsrc, 'UPDATE', breakpoints.CHANGED)
     if rule is None or not _removed(rsrc, template_id):
         return
-    props = rsrc._stored_properties_data or {}
-    values = inputs.mask(props, inputs.hidden_values(stack))
+    values = inputs.mask(rsrc._stored_properties_data or {},
+                         inputs.hidden_values(stack) | _old_hidden(rsrc))
     planned = change(REMOVE, {key: {'old': value, 'new': None}
                               for key, value in sorted(values.items())})
     _park(rsrc, 'DELETE', rule, breakpoints.CHANGED, planned,
-          lambda: props)
+          lambda: values)

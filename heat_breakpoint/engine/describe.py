@@ -64,10 +64,13 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
             _hit(result, rsrc)
         return result
     action = root['action'] if root['status'] == 'IN_PROGRESS' else None
-    rule = decision.explain(found, tuple(path.split('/')),
-                            (action or 'create').lower(),
-                            first=rsrc is not None and
-                            not rsrc.t.required_resource_names())
+    first = rsrc is not None and not rsrc.t.required_resource_names()
+    rule = None
+    for when in breakpoints.WHENS:  # e.g. an on-change rule not reached yet
+        rule = decision.explain(found, tuple(path.split('/')),
+                                (action or 'create').lower(), when, first)
+        if rule is not None:
+            break
     if rule is not None:
         result.update(
             state=ARMED if rule.armed else DISARMED,

@@ -27,7 +27,11 @@ It also adds one engine RPC method, ``breakpoint_list``, which answers the
 API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
 events (``Resource._add_event``), since those events are what users read
-while debugging.
+while debugging. Breakpoints that hold only where an update changes or
+replaces a resource (:mod:`heat_breakpoint.engine.changes`) hold inside
+Heat's own update decision (``Resource._needs_update``, wrapped on the
+resource object of one update check) and before the CREATE or DELETE of
+resources an update adds or removes.
 
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat

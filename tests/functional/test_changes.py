@@ -298,6 +298,10 @@ def test_set_on_replace_during_the_update(heat_server, heat, stack_name):
                        environment=env('p', when=breakpoints.BEFORE))
     wait_held(heat, stack_name, ['p'])
     osc(heat_server, 'set', stack_name, 'r', '--on-replace')
+    armed = json.loads(osc(heat_server, 'show', stack_name, 'r',
+                           '-f', 'json'))
+    assert (armed['state'], armed['when']) == ('armed',
+                                               breakpoints.REPLACED)
     # (continue would end what was set: clear releases p alone)
     osc(heat_server, 'clear', stack_name, 'p')
     held = wait_held(heat, stack_name, ['r'])
