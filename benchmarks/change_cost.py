@@ -22,8 +22,9 @@ breakpoints. Alternating A/B order. Timed from the update call to
 UPDATE_COMPLETE in Heat's database (5 ms polling), plus the server's CPU
 time over the update. The breakpoint side includes the two holds and their
 release round trip (a hold is a parked check re-dispatched on release).
-Target: ratio of medians (breakpoints / none) <= 1.05. ``--quick``: 2
-rounds.
+``--control`` adds a third stack, updated without breakpoints too: its
+ratio to the first is the noise floor of the run. Target: ratio of
+medians (breakpoints / none) <= 1.05. ``--quick``: 2 rounds.
 """
 
 import itertools
@@ -37,6 +38,7 @@ import _common
 SIZE = 200
 CHANGED = ('m000', 'm099')
 MODES = ('no breakpoints', "on-change '*'")
+CONTROL = 'control (none, 2nd stack)'
 DEFAULT_ROUNDS = 6
 QUICK_ROUNDS = 2
 _serial = itertools.count()
@@ -113,6 +115,9 @@ def trial(server, hc, name, mode, version):
 
 def main():
     parser = _common.parser(__doc__)
+    parser.add_argument('--control', action='store_true',
+                        help='a third stack without breakpoints: the noise '
+                             'floor (the run takes half as long again)')
     parser.add_argument('--rounds', type=int,
                         help='rounds (default %d; %d with --quick)'
                         % (DEFAULT_ROUNDS, QUICK_ROUNDS))
@@ -122,22 +127,24 @@ def main():
     _common.header('change_cost: an update of %d resources, 2 changed, '
                    "with and without --breakpoint-on-change '*'" % SIZE,
                    args.quick)
-    wall = {mode: [] for mode in MODES}
-    cpu = {mode: [] for mode in MODES}
+    modes = MODES + ((CONTROL,) if args.control else ())
+    wall = {mode: [] for mode in modes}
+    cpu = {mode: [] for mode in modes}
     with _common.servers([_common.PLUGIN], keep=args.keep) as started:
         server = started[0]
         hc = server.client()
         names = {mode: 'cc-%d-%d' % (index, next(_serial))
-                 for index, mode in enumerate(MODES)}
+                 for index, mode in enumerate(modes)}
         for name in names.values():
             hc.stacks.create(stack_name=name, template=template('v0'))
         for name in names.values():
             server.wait_stack(name, 'CREATE', timeout=900)
         version = itertools.count(1)
-        for mode in MODES:  # warm up, not counted
+        for mode in modes:  # warm up, not counted
             trial(server, hc, names[mode], mode, 'w%d' % next(version))
         for round_ in range(rounds):
-            for mode in _common.order(MODES, round_):
+            shift = round_ % len(modes)
+            for mode in modes[shift:] + modes[:shift]:
                 seconds, used = trial(server, hc, names[mode], mode,
                                       'v%d' % next(version))
                 wall[mode].append(seconds)
@@ -151,9 +158,13 @@ def main():
                  'UPDATE_COMPLETE; cpu: server CPU seconds meanwhile.'
                  % SIZE)
     for metric, found in (('wall', wall), ('cpu', cpu)):
-        for mode in MODES:
+        for mode in modes:
             _common.note(_common.describe('%s  %s' % (metric, mode),
                                           found[mode]))
+        if args.control:
+            _common.note(_common.ratio(
+                '%s  ratio of medians control/none' % metric,
+                found[CONTROL], found[MODES[0]]))
         _common.note(_common.ratio(
             '%s  ratio of medians on-change/none' % metric,
             found[MODES[1]], found[MODES[0]]))

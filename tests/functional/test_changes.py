@@ -16,6 +16,8 @@ when ``update_replace`` is true: Heat's own decision, which is what the
 breakpoints follow.
 """
 
+import contextlib
+import io
 import json
 
 from heatclient import exc as heat_exc
@@ -23,6 +25,7 @@ import yaml
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heatclient_ext import shell as legacy_shell
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -122,6 +125,7 @@ def test_on_replace_holds_only_the_replaced_resource(heat_server, heat,
     listed = json.loads(osc(heat_server, 'list', stack_name, '-f', 'json'))
     assert [(row['Resource'], row['When']) for row in listed
             if row['State'] == 'held'] == [('r', breakpoints.REPLACED)]
+    assert 'held: replaced UPDATE' in osc(heat_server, 'graph', stack_name)
 
     # The hit event carries the planned change too.
     hit = ever_held(heat, stack_name, 'r')
@@ -143,8 +147,18 @@ def test_on_replace_holds_only_the_replaced_resource(heat_server, heat,
         'p': 'b', 'r': 'b'}
 
 
+def legacy(server, monkeypatch, *argv):
+    for key, value in server.env.items():
+        monkeypatch.setenv(key, value)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = legacy_shell.main(list(argv))
+    assert code in (0, None), err.getvalue()
+    return out.getvalue()
+
+
 def test_on_change_holds_changed_resources_never_unchanged(
-        heat_server, heat, stack_name):
+        heat_server, heat, stack_name, monkeypatch):
     before = create(heat, stack_name, prn('a'))
     heat.stacks.update(stack_name, template=prn('b'),
                        environment=env('*', when=breakpoints.CHANGED))
@@ -158,6 +172,10 @@ def test_on_change_holds_changed_resources_never_unchanged(
     assert shown['change'] == {
         'kind': 'in-place', 'forced_by': [],
         'properties': {'value': {'old': 'a', 'new': 'b'}}}
+    text = legacy(heat_server, monkeypatch, 'breakpoint-show', stack_name,
+                  'r')
+    assert 'replace (forced by: value)' in text
+    assert 'value: "a" -> "b"' in text
 
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
@@ -309,6 +327,6 @@ def test_set_on_replace_during_the_update(heat_server, heat, stack_name):
     shown = json.loads(osc(heat_server, 'show', stack_name, 'r',
                            '-f', 'json'))
     assert (shown['when'], shown['source']) == (breakpoints.REPLACED, 'set')
-    osc(heat_server, 'continue', stack_name)
+    osc(heat_server, 'step', stack_name, 'r')
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
     assert physical_ids(heat, stack_name)['r'] != before['r']
