@@ -32,6 +32,7 @@ import time
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 
 import _common
 
@@ -62,7 +63,7 @@ def template(version):
 
 
 def on_change_env():
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(['*'], when=breakpoints.CHANGED))
 
 

@@ -40,6 +40,7 @@ from heatclient.common import hook_utils
 import yaml
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 
 import _common
@@ -86,7 +87,7 @@ def build(server, min_events, log):
         hc.stacks.update(STACK, template=ROOT, files=FILES,
                          parameters={'value': 'v%d' % updates})
         wait_update_done(server, updates)
-    env = breakpoints.apply_to_environment(
+    env = registry.apply_to_environment(
         {}, breakpoints.parse_names(HELD, ['update']))
     hc.stacks.update(STACK, template=ROOT, files=FILES,
                      parameters={'value': 'held'}, environment=env)

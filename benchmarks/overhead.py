@@ -40,6 +40,7 @@ import time
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 
 import _common
 
@@ -51,7 +52,7 @@ _serial = itertools.count()
 
 
 def breakpoint_env():
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(['root'], ['create', 'delete']))
 
 

@@ -39,6 +39,7 @@ from heatclient.v1 import resources as hc_resources
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 
 import _common
 
@@ -128,7 +129,7 @@ def trial(server, hc, method):
     side, form, how = METHODS[method]
     name = 'rl-%d' % next(_serial)
     env = NATIVE_ENV if form == 'hook' else \
-        breakpoints.apply_to_environment(
+        registry.apply_to_environment(
             {}, breakpoints.parse_names(['B']))
     hc.stacks.create(stack_name=name, template=TEMPLATE, environment=env)
     wait_held(server, hc, name, form)

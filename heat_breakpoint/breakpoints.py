@@ -13,12 +13,11 @@
 
 Users write breakpoints in three places: ``--breakpoint`` on the command
 line, the ``breakpoints`` section of an environment file, and (through stock
-clients) the API request body. Heat itself only knows native resource hooks
-(``resource_registry: resources: NAME: hooks: pre-create``), which a stock
-engine already holds and releases. This module is the one place that parses
-and validates every spelling and translates it to and from those hooks, plus
-a marker in ``parameter_defaults`` that tells a breakpoint from a hook a user
-set by hand.
+clients) the API request body. This module is the one place that parses and
+validates every spelling into :class:`Breakpoint` (where, on which actions,
+and when it holds), with one-line errors. How breakpoints are kept in a
+Heat environment is :mod:`heat_breakpoint.registry`'s job; reading
+environment files safely, :mod:`heat_breakpoint.envfile`'s.
 
 It imports nothing from Heat, heatclient or oslo so that the client, the API
 filter and the engine plugin can all use it; its messages are plain English
@@ -32,10 +31,7 @@ import difflib
 import fnmatch
 import typing
 
-import yaml
-
 SECTION = 'breakpoints'
-MARKER = 'heat_breakpoints'
 ACTIONS = ('create', 'update', 'delete')
 DEFAULT_ACTIONS = ('create', 'update')
 
@@ -59,15 +55,10 @@ MAX_BREAKPOINTS = 200
 MAX_NAME_LENGTH = 255
 MAX_DEPTH = 10
 
-#: Environment files larger than this are refused before parsing.
-MAX_ENVIRONMENT_SIZE = 1024 * 1024
-#: How many nodes YAML aliases may add when expanded (billion-laughs guard).
-MAX_ALIAS_EXPANSION = 100000
-#: How deeply an environment may nest; deeper input would exhaust the
-#: interpreter stack in copy/json long before it could mean anything.
-MAX_NESTING = 200
 
 SEPARATOR = '/'
+#: The breakpoint name that holds every resource, at any depth.
+EVERY = '*'
 
 _KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS = 'resource', 'action', 'actions'
 _KEY_WHEN, _KEY_HOOK = 'when', 'hook'
@@ -180,18 +171,21 @@ class Breakpoint:
         """Whether this breakpoint holds the resource at ``resource_path``.
 
         Matching is per segment with ``fnmatch.fnmatchcase``, as Heat's
-        registry matches hooks, and only at the same nesting depth. A string
+        registry matches hooks, and only at the same nesting depth; a lone
+        ``*`` matches every resource, nested ones included. A string
         path is split on ``/``. ``action`` is compared case-insensitively so
         Heat's ``'CREATE'`` works as well as ``'create'``.
         """
         if isinstance(resource_path, str):
             resource_path = resource_path.split(SEPARATOR)
         segments = self.segments
-        if len(resource_path) != len(segments):
-            return False
         if action is not None and str(action).lower() not in self.actions:
             return False
         if when is not None and when != self.when:
+            return False
+        if segments == (EVERY,):
+            return True
+        if len(resource_path) != len(segments):
             return False
         return all(fnmatch.fnmatchcase(str(name), pattern)
                    for name, pattern in zip(resource_path, segments))
@@ -451,6 +445,19 @@ def _parse_entry(value: object, where: str,
     return breakpoint, _parse_native(value.get(_KEY_NATIVE), where)
 
 
+def _hook_list(value: object, where: str) -> list[str]:
+    """Heat accepts hooks as one string or a list; read both as a list."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(h, str) for h in value):
+        return list(value)
+    raise BreakpointError(
+        '%s: must be a hook name or a list of hook names, got %s'
+        % (where, _kind(value)))
+
+
 def _parse_native(value: object, where: str) -> _Native:
     if value is None:
         return None
@@ -495,298 +502,6 @@ def parse_section(value: object) -> list[Breakpoint]:
             for breakpoint, _native in _parse_entries(value, SECTION)]
 
 
-# ---------------------------------------------------------------------------
-# Translation to and from Heat's resource registry
-
-def _copy_env(env: object) -> dict:
-    if env is None:
-        return {}
-    if not isinstance(env, dict):
-        raise BreakpointError(
-            'environment must be a mapping of sections, got %s' % _kind(env))
-    try:
-        return copy.deepcopy(env)
-    except RecursionError:
-        raise BreakpointError(
-            'environment is nested too deeply (limit: %d levels)'
-            % MAX_NESTING) from None
-
-
-def _hook_list(value: object, where: str) -> list[str]:
-    """Heat accepts hooks as one string or a list; read both as a list."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(h, str) for h in value):
-        return list(value)
-    raise BreakpointError(
-        '%s: must be a hook name or a list of hook names, got %s'
-        % (where, _kind(value)))
-
-
-def _registry_path(segments: typing.Sequence[str]) -> list[str]:
-    return [_REGISTRY, _RESOURCES] + list(segments)
-
-
-def _registry_entry(env: dict, segments: typing.Sequence[str],
-                    create: bool) -> typing.Optional[dict]:
-    """The registry mapping of one resource path, made on demand.
-
-    Without ``create`` a missing or odd path reads as "nothing there"; with
-    it, anything in the way that is not a mapping is the user's and is
-    reported rather than overwritten.
-    """
-    node = env
-    walked = []
-    for key in _registry_path(segments):
-        walked.append(key)
-        if key not in node:
-            if not create:
-                return None
-            node[key] = {}
-        child = node[key]
-        if not isinstance(child, dict):
-            if not create:
-                return None
-            raise BreakpointError(
-                'cannot add breakpoint %s: %s is %s, not a mapping'
-                % (_show(SEPARATOR.join(segments)), '.'.join(walked),
-                   _kind(child)))
-        node = child
-    return node
-
-
-def _prune(env: dict, segments: typing.Sequence[str]) -> None:
-    """Drop the mappings a removal left empty, deepest first.
-
-    An empty registry mapping means the same to Heat as a missing one.
-    """
-    chain = [env]
-    for key in _registry_path(segments):
-        child = chain[-1].get(key)
-        if not isinstance(child, dict):
-            break
-        chain.append(child)
-    keys = _registry_path(segments)[:len(chain) - 1]
-    for depth in range(len(keys), 0, -1):
-        if chain[depth]:
-            break
-        del chain[depth - 1][keys[depth - 1]]
-
-
-def _add_hooks(env: dict, breakpoint: Breakpoint) -> _Native:
-    """Add the breakpoint's hooks; return what the user had set there."""
-    if not breakpoint.hooks:
-        return None
-    entry = _registry_entry(env, breakpoint.segments, create=True)
-    where = '.'.join(_registry_path(breakpoint.segments) + [_HOOKS])
-    had_hooks = _HOOKS in entry
-    current = entry.get(_HOOKS)
-    existing = _hook_list(current, where)
-    added = [hook for hook in breakpoint.hooks if hook not in existing]
-    if added:
-        entry[_HOOKS] = existing + added
-    return copy.deepcopy(current) if had_hooks else None
-
-
-def _remove_hooks(env: dict, breakpoint: Breakpoint,
-                  native: _Native) -> None:
-    """Take back the hooks a breakpoint added, keeping the user's own."""
-    if not breakpoint.hooks:
-        return
-    entry = _registry_entry(env, breakpoint.segments, create=False)
-    if entry is None:
-        return
-    where = '.'.join(_registry_path(breakpoint.segments) + [_HOOKS])
-    native_hooks_ = _hook_list(native, where)
-    remaining = [hook for hook in _hook_list(entry.get(_HOOKS), where)
-                 if hook not in breakpoint.hooks or hook in native_hooks_]
-    if native is not None and set(remaining) == set(native_hooks_):
-        entry[_HOOKS] = copy.deepcopy(native)
-    elif remaining:
-        entry[_HOOKS] = remaining
-    else:
-        entry.pop(_HOOKS, None)
-    _prune(env, breakpoint.segments)
-
-
-def _parameter_defaults(env: dict, create: bool) -> typing.Optional[dict]:
-    defaults = env.get(_PARAMETER_DEFAULTS)
-    if defaults is None:
-        if not create:
-            return None
-        defaults = env[_PARAMETER_DEFAULTS] = {}
-    if not isinstance(defaults, dict):
-        raise BreakpointError(
-            '%s must be a mapping, got %s'
-            % (_PARAMETER_DEFAULTS, _kind(defaults)))
-    return defaults
-
-
-def _read_marker(env: object) -> list[tuple[Breakpoint, _Native]]:
-    if not isinstance(env, dict):
-        return []
-    defaults = env.get(_PARAMETER_DEFAULTS)
-    if not isinstance(defaults, dict) or MARKER not in defaults:
-        return []
-    return _parse_entries(defaults[MARKER],
-                          '%s.%s' % (_PARAMETER_DEFAULTS, MARKER),
-                          marker=True)
-
-
-def _write_marker(env: dict,
-                  entries: typing.Iterable[tuple[Breakpoint,
-                                                 _Native]]) -> None:
-    records = []
-    for breakpoint, native in entries:
-        record = breakpoint.to_dict()
-        if native is not None:
-            record[_KEY_NATIVE] = native
-        records.append(record)
-    if records:
-        _parameter_defaults(env, create=True)[MARKER] = records
-        return
-    defaults = _parameter_defaults(env, create=False)
-    if defaults is not None:
-        defaults.pop(MARKER, None)
-        if not defaults:
-            del env[_PARAMETER_DEFAULTS]
-
-
-def _as_breakpoint(value: typing.Union[Breakpoint, str]) -> Breakpoint:
-    return value if isinstance(value, Breakpoint) else parse_name(value)
-
-
-def apply_to_environment(env: typing.Optional[dict],
-                         breakpoints: typing.Iterable[Breakpoint]) -> dict:
-    """Return a new environment in which the breakpoints are native hooks.
-
-    Hooks are merged into ``resource_registry: resources:`` in Heat's nested
-    form, next to whatever is already there, and each breakpoint is recorded
-    in ``parameter_defaults[MARKER]`` (a breakpoint of the same name replaces
-    the old one). The input is never modified.
-    """
-    new_env = _copy_env(env)
-    current = dict((bp.key, (bp, native))
-                   for bp, native in _read_marker(new_env))
-    given = set()
-    for breakpoint in map(_as_breakpoint, breakpoints):
-        if breakpoint.key in given:
-            raise BreakpointError(
-                'breakpoint %s is given twice' % _show(breakpoint.label))
-        given.add(breakpoint.key)
-        if breakpoint.key in current:
-            _remove_hooks(new_env, *current[breakpoint.key])
-        current[breakpoint.key] = (breakpoint,
-                                   _add_hooks(new_env, breakpoint))
-        _check_count(len(current))
-    _write_marker(new_env, current.values())
-    return new_env
-
-
-def remove_from_environment(env: typing.Optional[dict],
-                            names: typing.Iterable[typing.Union[
-                                str, Breakpoint]]) -> dict:
-    """Return a new environment without the named breakpoints.
-
-    A name removes every kind of breakpoint on it (before, after, ...); a
-    :class:`Breakpoint` only its own kind. Only the hooks a breakpoint
-    added are removed (the marker records which were the user's own);
-    mappings left empty are pruned.
-    """
-    new_env = _copy_env(env)
-    if isinstance(names, (str, Breakpoint)):
-        names = [names]
-    current = dict((bp.key, (bp, native))
-                   for bp, native in _read_marker(new_env))
-    for wanted in names:
-        given = _as_breakpoint(wanted)
-        keys = [key for key in current
-                if key == given.key or (not isinstance(wanted, Breakpoint)
-                                        and key[0] == given.name)]
-        if not keys:
-            known = ', '.join(dict.fromkeys(
-                key[0] for key in current)) if current else 'none'
-            raise BreakpointError(
-                'no breakpoint %s to remove (breakpoints set: %s)'
-                % (_show(given.name), known))
-        for key in keys:
-            _remove_hooks(new_env, *current.pop(key))
-    _write_marker(new_env, current.values())
-    return new_env
-
-
-def rewrite_environment(env: object) -> object:
-    """Turn an environment's ``breakpoints`` section into native hooks.
-
-    Heat refuses unknown sections, so this must run before Heat parses the
-    environment. Without the section the same object comes back, untouched.
-    """
-    if not isinstance(env, dict) or SECTION not in env:
-        return env
-    rest = dict((key, value) for key, value in env.items()
-                if key != SECTION)
-    return apply_to_environment(rest, parse_section(env[SECTION]))
-
-
-def from_environment(env: object) -> list[Breakpoint]:
-    """The breakpoints recorded in an environment's marker."""
-    return [breakpoint for breakpoint, _native in _read_marker(env)]
-
-
-def native_hooks(env: object) -> list[tuple[tuple[str, ...],
-                                            tuple[str, ...]]]:
-    """Every hook in the registry as ``(segments, hooks)``, for display.
-
-    Tolerant by design: entries Heat would reject are skipped, not raised.
-    """
-    registry = env.get(_REGISTRY) if isinstance(env, dict) else None
-    resources = (registry.get(_RESOURCES)
-                 if isinstance(registry, dict) else None)
-    if not isinstance(resources, dict):
-        return []
-    found = []
-    # Iterative walk: a hostile environment may nest deeper than the stack.
-    pending = [((), resources)]
-    while pending:
-        segments, node = pending.pop()
-        hooks = node.get(_HOOKS)
-        if segments and isinstance(hooks, str):
-            found.append((segments, (hooks,)))
-        elif segments and isinstance(hooks, list):
-            found.append((segments, tuple(h for h in hooks
-                                          if isinstance(h, str))))
-        children = [(segments + (str(key),), value)
-                    for key, value in node.items()
-                    if key not in _RESERVED_SEGMENTS
-                    and isinstance(value, dict)]
-        pending.extend(reversed(children))
-    return found
-
-
-def armed(env: object) -> list[Breakpoint]:
-    """What holds in a stack with this environment, as breakpoints.
-
-    The marker's breakpoints, then pre-* hooks set by hand in the registry
-    (stock Heat hooks), each once, in the marker's order then the
-    registry's. Tolerant: a hand-set hook Heat would refuse is skipped.
-    """
-    found = from_environment(env)
-    known = {breakpoint.name for breakpoint in found}
-    for segments, hooks in native_hooks(env):
-        actions = [hook[len('pre-'):] for hook in hooks
-                   if hook in {'pre-' + action for action in ACTIONS}]
-        name = SEPARATOR.join(segments)
-        if actions and name not in known:
-            try:
-                found.append(parse_name(name, actions))
-            except BreakpointError:
-                continue
-            known.add(name)
-    return found
-
-
 def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
                          resource_names: typing.Iterable[str]) -> None:
     """Refuse breakpoints whose first segment names no template resource.
@@ -819,114 +534,3 @@ def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
         if len(unmatched) > 6:
             message += ', ...'
     raise BreakpointError(message)
-
-
-# ---------------------------------------------------------------------------
-# Reading environment files safely
-
-class _EnvironmentLoader(getattr(yaml, 'CSafeLoader', yaml.SafeLoader)):
-    """Safe YAML, reading dates as strings exactly as Heat's loader does."""
-
-
-_EnvironmentLoader.add_constructor('tag:yaml.org,2002:timestamp',
-                                   _EnvironmentLoader.construct_yaml_str)
-
-
-def _node_children(node: yaml.Node) -> list:
-    if isinstance(node, yaml.MappingNode):
-        return [child for pair in node.value for child in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-def _check_node_graph(root: yaml.Node) -> None:
-    """Refuse alias bombs, recursive aliases and absurd nesting.
-
-    Aliases compose to shared nodes, so a billion-laughs document is small
-    here; it only explodes when something walks the constructed data (copy,
-    JSON). Count what the expansion would be, once per distinct node.
-    """
-    expanded = {}
-    ancestors = set()
-    pending = [(root, 1, False)]
-    while pending:
-        node, depth, finished = pending.pop()
-        key = id(node)
-        if finished:
-            ancestors.discard(key)
-            expanded[key] = 1 + sum(expanded[id(child)]
-                                    for child in _node_children(node))
-            continue
-        if key in expanded:
-            continue
-        if depth > MAX_NESTING:
-            raise BreakpointError(
-                'environment is nested too deeply (limit: %d levels)'
-                % MAX_NESTING)
-        ancestors.add(key)
-        pending.append((node, depth, True))
-        for child in _node_children(node):
-            if id(child) in ancestors:
-                raise BreakpointError(
-                    'environment has a recursive YAML alias')
-            if id(child) not in expanded:
-                pending.append((child, depth + 1, False))
-    if expanded[id(root)] - len(expanded) > MAX_ALIAS_EXPANSION:
-        raise BreakpointError(
-            'environment YAML aliases expand to more than %d extra nodes'
-            % MAX_ALIAS_EXPANSION)
-
-
-def _yaml_problem(error: Exception) -> str:
-    if isinstance(error, yaml.MarkedYAMLError) and error.problem:
-        text = error.problem
-        mark = error.problem_mark
-        if mark is not None:
-            text += ' (line %d, column %d)' % (mark.line + 1, mark.column + 1)
-        return text
-    return str(error) or type(error).__name__
-
-
-def _load_yaml(text: typing.Union[str, bytes]) -> object:
-    loader = _EnvironmentLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_node_graph(node)
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def load_environment_text(text: typing.Union[str, bytes]) -> dict:
-    """Parse an environment file's text into a mapping, refusing abuse.
-
-    The text comes from users, so it is capped in size and checked for alias
-    expansion before anything walks it.
-    """
-    if not isinstance(text, (str, bytes)):
-        raise BreakpointError(
-            'environment must be YAML text, got %s' % _kind(text))
-    if len(text) > MAX_ENVIRONMENT_SIZE or (
-            isinstance(text, str) and len(text.encode(
-                'utf-8', 'surrogatepass')) > MAX_ENVIRONMENT_SIZE):
-        raise BreakpointError(
-            'environment is larger than %d bytes' % MAX_ENVIRONMENT_SIZE)
-    try:
-        env = _load_yaml(text)
-    except BreakpointError:
-        raise
-    except Exception as error:
-        # Any parser failure (YAML, encoding, constructor limits such as
-        # Python's cap on integer digits) is the input's fault.
-        raise BreakpointError(
-            'environment is not valid YAML: %s' % _yaml_problem(error)
-        ) from None
-    if env is None:
-        return {}
-    if not isinstance(env, dict):
-        raise BreakpointError(
-            'environment must be a mapping of sections, got %s' % _kind(env))
-    return env

@@ -25,6 +25,10 @@ NATIVE_PAUSED = '%(action)s paused until Hook %(hook)s is cleared'
 NATIVE_CLEARED = 'Hook %(hook)s is cleared'
 
 HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
+# After the action completed (stock post-* hook names), and on its failure
+# (the resource keeps Heat's own error as its status reason).
+HELD_AFTER = 'Breakpoint %(name)s reached after %(action)s (%(hook)s)'
+HELD_FAILED = 'Breakpoint %(name)s reached on %(action)s failure'
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
 # What a command changed in the running operation, on the root stack.
 COMMANDED = {
@@ -41,8 +45,15 @@ CHANGES = ('in-place', 'replace', 'add', 'remove')
 
 _HELD_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
-    r'\((?:(?P<hook>pre-[a-z]+)|(?P<change>%s))\)$'
-    % '|'.join(re.escape(change) for change in CHANGES))
+    r'\((?P<hook>pre-[a-z]+)\)$')
+_HELD_AFTER_RE = re.compile(
+    r'^Breakpoint (?P<name>.+) reached after (?P<action>[A-Z]+) '
+    r'\((?P<hook>post-[a-z]+)\)$')
+_HELD_FAILED_RE = re.compile(
+    r'^Breakpoint (?P<name>.+) reached on (?P<action>[A-Z]+) failure$')
+_HELD_CHANGE_RE = re.compile(
+    r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
+    r'\((?P<change>%s)\)$' % '|'.join(re.escape(c) for c in CHANGES))
 
 # Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
 # our commands released the hold. Stock Heat ignores it.
@@ -51,11 +62,14 @@ RELEASE_CLEAR = 'clear'
 RELEASE_STEP = 'step'
 RELEASE_CONTINUE = 'continue'
 RELEASE_RUN_TO = 'run to'
+# Run the action of a resource held on failure again, in the same operation.
+RELEASE_RETRY = 'retry'
 RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
 RELEASE_SUPERSEDED = 'superseded by a newer operation'
-RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO)
+RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
+            RELEASE_RETRY)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running
 # operation without releasing anything: 'set' arms a resource, 'clear'
@@ -68,8 +82,10 @@ COMMAND_PATH_KEY = 'breakpoint_path'
 COMMAND_WHEN_KEY = 'breakpoint_when'
 
 
-def held(name: str, action: str, hook: str) -> str:
-    return HELD % {'name': name, 'action': action, 'hook': hook}
+def held(name: str, action: str, hook: str, when: str = 'before') -> str:
+    """The reason of a hit: before (the default), after or failed."""
+    text = {'after': HELD_AFTER, 'failed': HELD_FAILED}.get(when, HELD)
+    return text % {'name': name, 'action': action, 'hook': hook}
 
 
 def held_change(name: str, action: str, change: str) -> str:
@@ -77,20 +93,31 @@ def held_change(name: str, action: str, change: str) -> str:
 
 
 def parse_held(reason: str | None) -> dict | None:
-    """Return name, action and hook of a held resource's reason, or None.
+    """Return name, action and hook of a hit's reason, or None.
 
-    A hold on a planned change also gives ``change`` (its kind); its hook
-    is the stock pre-* hook of the action, which releases it.
+    A hold before the action gives exactly those three keys; one after it
+    or on its failure adds ``when`` (``after``, ``failed``); a failure's
+    hook is the action's post-* hook, which releases it. A hold on a
+    planned change (``when: changed|replaced``) adds ``change`` (in-place,
+    replace, add, remove); its hook is the action's pre-* hook.
     """
-    match = _HELD_RE.match(reason or '')
-    if not match:
-        return None
-    found = match.groupdict()
-    if found['change'] is None:
-        del found['change']
-    else:
-        found['hook'] = 'pre-%s' % found['action'].lower()
-    return found
+    reason = reason or ''
+    match = _HELD_RE.match(reason)
+    if match:
+        return match.groupdict()
+    match = _HELD_AFTER_RE.match(reason)
+    if match:
+        return dict(match.groupdict(), when='after')
+    match = _HELD_FAILED_RE.match(reason)
+    if match:
+        found = match.groupdict()
+        return dict(found, hook='post-' + found['action'].lower(),
+                    when='failed')
+    match = _HELD_CHANGE_RE.match(reason)
+    if match:
+        found = match.groupdict()
+        return dict(found, hook='pre-' + found['action'].lower())
+    return None
 
 
 def released(name: str, how: str) -> str:

@@ -37,7 +37,9 @@ import webob.exc
 
 from heat_breakpoint.api import view
 from heat_breakpoint import breakpoints
+from heat_breakpoint import envfile
 from heat_breakpoint import nesting
+from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
 
@@ -168,14 +170,14 @@ def _file_label(name: str) -> str:
 
 def _environment(label: str, text: str) -> dict:
     try:
-        return breakpoints.load_environment_text(text)
+        return envfile.load_environment_text(text)
     except breakpoints.BreakpointError as error:
         raise _where(label, error) from None
 
 
 def _rewrite_env(label: str, env: dict) -> dict:
     try:
-        return breakpoints.rewrite_environment(env)
+        return registry.rewrite_environment(env)
     except breakpoints.BreakpointError as error:
         raise _where(label, error) from None
 
@@ -202,22 +204,22 @@ def _carry_across_files(names: list[str], rewritten: dict) -> None:
     """
     found = {}
     for name in names:
-        for breakpoint in breakpoints.from_environment(rewritten[name]):
+        for breakpoint in registry.from_environment(rewritten[name]):
             found[breakpoint.name] = breakpoint
     if not found:
         return
     with_resources = [n for n in names if _resources_of(rewritten[n])]
     last = with_resources[-1] if with_resources else names[-1]
     try:
-        rewritten[last] = breakpoints.apply_to_environment(
+        rewritten[last] = registry.apply_to_environment(
             rewritten[last], found.values())
     except breakpoints.BreakpointError as error:
         raise _where(_file_label(last), error) from None
-    marker = rewritten[last]['parameter_defaults'][breakpoints.MARKER]
+    marker = rewritten[last]['parameter_defaults'][registry.MARKER]
     first = [n for n in names if _has_parameter_defaults(rewritten[n])][0]
     if first != last:
         env = copy.deepcopy(rewritten[first])
-        env['parameter_defaults'][breakpoints.MARKER] = copy.deepcopy(marker)
+        env['parameter_defaults'][registry.MARKER] = copy.deepcopy(marker)
         rewritten[first] = env
 
 
@@ -225,7 +227,7 @@ def _template_resource_types(template: object) -> typing.Optional[dict]:
     """``{name: type}`` of an inline template's resources, if readable."""
     if isinstance(template, str):
         try:
-            template = breakpoints.load_environment_text(template)
+            template = envfile.load_environment_text(template)
         except breakpoints.BreakpointError:
             return None  # Heat reports a broken template better than we do
     return nesting.resource_types(template)
@@ -239,7 +241,7 @@ def _check_names(body: dict, envs: list[dict]) -> None:
         return
     found = {}
     for env in envs:
-        for breakpoint in breakpoints.from_environment(env):
+        for breakpoint in registry.from_environment(env):
             found[breakpoint.name] = breakpoint
     breakpoints.check_resource_names(found.values(), types)
     nesting.check_nested(found.values(), types, envs)

@@ -18,6 +18,8 @@ through one RPC call, instead of the client listing every resource of a
 nested tree or reading every event. ``?nested_depth=N`` limits how deep
 held resources are looked for (default: all the way down);
 ``?resource=PATH`` adds one resource described in full (``show``).
+``?progress=1`` adds the operation's progress (counts by state, latest
+events; see :mod:`heat_breakpoint.engine.progress`).
 
 Access is Heat's: the request's project must own the stack (or be admin),
 and the caller needs the ``resource:index`` policy, as to list resources.
@@ -44,6 +46,7 @@ POLICY_SCOPE, POLICY_ACTION = 'resource', 'index'
 NESTED_DEPTH = 'nested_depth'
 RESOURCE = 'resource'
 _MAX_PATH = 2600
+PROGRESS = 'progress'
 
 
 def match(environ) -> typing.Optional[dict]:
@@ -130,6 +133,9 @@ class BreakpointsView(object):
                 cnxt.project_id, parts['stack'], parts['stack_id']))
         else:
             kwargs['stack_name'] = parts['stack']
+        if urllib.parse.parse_qs(environ.get('QUERY_STRING', '')).get(
+                PROGRESS, ['0'])[-1] not in ('0', '', 'false'):
+            kwargs[PROGRESS] = True
         engine = self._rpc()
         try:
             result = engine.call(cnxt, engine.make_msg(RPC_METHOD, **kwargs))

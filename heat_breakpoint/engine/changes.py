@@ -253,7 +253,8 @@ def _park(rsrc, action, rule, when, planned, properties) -> None:
         rsrc.data_set(PLAN_KEY, json.dumps({
             'traversal': rsrc.stack.current_traversal,
             'kind': planned['kind']}))
-    parking.park(rsrc, action, rule, properties, when=when, change=planned)
+    parking.park(rsrc, rule, action, properties, when=when,
+                 details={'change': planned}, change=planned)
 
 
 def _replay(rsrc):

@@ -26,6 +26,7 @@ from oslo_log import log as logging
 
 from heat.common import exception
 from heat.engine import stack as parser
+from heat.objects import resource as resource_objects
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
@@ -69,12 +70,14 @@ def _is_nested_stack(rsrc) -> bool:
 
 
 def _names(stack) -> list:
+    """The resource names of a stack, its template's and its stored ones.
+
+    A stack being deleted has an empty template.
+    """
     names = set(stack.t.resource_definitions(stack))
-    try:
-        names.update(stack.db_resource_get_all() if hasattr(
-            stack, 'db_resource_get_all') else ())
-    except Exception:  # only for the message
-        pass
+    if stack.id is not None:
+        names.update(resource_objects.Resource.get_all_by_stack(
+            stack.context, stack.id))
     return sorted(names)
 
 

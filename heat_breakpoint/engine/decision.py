@@ -37,6 +37,7 @@ from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import operations
+from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
 
@@ -156,9 +157,9 @@ def decide(found, path, action: str, when: str = breakpoints.BEFORE,
 
 @functools.lru_cache(maxsize=512)
 def _parse_marker(marker_json: str) -> tuple:
-    env = {'parameter_defaults': {breakpoints.MARKER:
+    env = {'parameter_defaults': {registry.MARKER:
                                   json.loads(marker_json)}}
-    return tuple(breakpoints.from_environment(env))
+    return tuple(registry.from_environment(env))
 
 
 # Where a Stack object keeps what this module worked out for it once.
@@ -177,7 +178,7 @@ def _parsed(marker, stack_id) -> tuple:
 
 def stack_breakpoints(stack) -> tuple:
     """The breakpoints in a stack's own environment (fast if none)."""
-    marker = stack.env.param_defaults.get(breakpoints.MARKER)
+    marker = stack.env.param_defaults.get(registry.MARKER)
     if not marker:
         return ()
     known = getattr(stack, _BREAKPOINTS_ATTR, None)
@@ -223,7 +224,7 @@ def _tree(stack) -> _Tree:
         parent_name, owner_id = parent.parent_resource_name, parent.owner_id
     operations.remember_root(stack, parent.id, parent.current_traversal)
     env = parent.raw_template.environment or {}
-    marker = (env.get('parameter_defaults') or {}).get(breakpoints.MARKER)
+    marker = (env.get('parameter_defaults') or {}).get(registry.MARKER)
     tree = _Tree(tuple(reversed(names)), parent.action,
                  _parsed(marker, parent.id) if marker else ())
     _remember(stack, _TREE_ATTR, tree)
@@ -311,16 +312,17 @@ def hold_name(rsrc, action: str, when: str = breakpoints.BEFORE):
     return held_name(rule, rsrc) if rule is not None else None
 
 
-def find_breakpoint(rsrc, action: str):
-    """The environment breakpoint holding ``rsrc`` before ``action``.
+def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
+    """The environment breakpoint holding ``rsrc`` at ``when`` of ``action``.
 
-    For the legacy engine, whose operations take no commands.
+    For the legacy engine, whose operations take no commands, and for the
+    stock hook check, which leaves a marked hook to the plugin.
     """
     if not enabled():
         return None
     path = resource_path(rsrc) if stack_breakpoints(rsrc.stack) else ()
     for bp in stack_breakpoints(rsrc.stack):
-        if bp.matches(path, action.lower(), breakpoints.BEFORE):
+        if bp.matches(path, action.lower(), when):
             return bp
     return None
 

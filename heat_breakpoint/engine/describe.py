@@ -30,6 +30,7 @@ from heat.objects import resource_properties_data as rpd_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import parking
 
 HELD, ARMED, DISARMED, DONE, WAITING = (
     'held', 'armed', 'disarmed', 'done', 'waiting')
@@ -47,7 +48,8 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
         'actions': '', 'action': '', 'when': '', 'held_since': '',
         'timeout_remaining': remaining, 'resource_status': '',
         'resource_status_reason': '', 'requires': [], 'required_by': [],
-        'next': [], 'inputs': None, 'event': '', 'change': None}
+        'next': [], 'inputs': None, 'attributes': None, 'error': '',
+        'event': '', 'change': None}
     if rsrc is not None:
         result['stack'] = '%s/%s' % (rsrc.stack.name, rsrc.stack.id)
         result['resource_status'] = '%s_%s' % (rsrc.action, rsrc.status)
@@ -87,7 +89,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
 
 def _hit(result, rsrc) -> None:
     """The held resource's inputs and event, as the hit stored them."""
-    record = _record(rsrc)
+    record = parking.record_of(rsrc)
     # The planned change of a ``when: changed|replaced`` hold.
     result['change'] = (record or {}).get('change')
     inputs_id = (record or {}).get('inputs_id')
@@ -98,17 +100,16 @@ def _hit(result, rsrc) -> None:
     details = data.data if data is not None else None
     if isinstance(details, dict):
         result['inputs'] = details.get('properties')
+        # A hold after the action: its attributes as the hit resolved them
+        # (nothing ran on the resource since); on failure: Heat's error.
+        result['attributes'] = details.get('attributes')
+        result['error'] = details.get('error', '')
     event = models.Event.__table__
     with db_api.get_engine().connect() as conn:
         found = conn.execute(sa.select(event.c.uuid).where(
             event.c.rsrc_prop_data_id == inputs_id)).first()
     if found is not None:
         result['event'] = found.uuid
-
-
-def _record(rsrc):
-    from heat_breakpoint.engine import parking
-    return parking.record_of(rsrc)
 
 
 def _neighbours(result, rsrc, op_action) -> None:

@@ -23,12 +23,21 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import inputs
 
 
-def record(rsrc, reason, details=None, action=None, status=None) -> None:
-    """Store an event of rsrc (its current state unless given)."""
-    rpd_id = None
-    if details is not None:
-        rpd_id = rpd_objects.ResourcePropertiesData.create(
-            rsrc.context, details).id
+def store_details(rsrc, details) -> int:
+    """Store an event's details ahead of it; returns their id."""
+    return rpd_objects.ResourcePropertiesData.create(rsrc.context,
+                                                     details).id
+
+
+def record(rsrc, reason, details=None, action=None, status=None,
+           rpd_id=None):
+    """Store an event of ``rsrc`` (its current state unless given).
+
+    Returns the id of the stored ``details`` (None without details);
+    ``rpd_id``: details stored already (:func:`store_details`).
+    """
+    if details is not None and rpd_id is None:
+        rpd_id = store_details(rsrc, details)
     physical_id = rsrc.resource_id or rsrc.physical_resource_name()
     ev = heat_event.Event(rsrc.context, rsrc.stack, action or rsrc.action,
                           status or rsrc.status, reason, physical_id, rpd_id,

@@ -40,6 +40,8 @@ from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import progress as progress_view
+from heat_breakpoint import registry
 
 ARMED = 'armed'
 HELD = 'held'
@@ -101,12 +103,15 @@ class _Operation:
 
 
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
-                    nested_depth=None, resource=None) -> dict:
+                    nested_depth=None, resource=None,
+                    progress=False) -> dict:
     """The stack and its breakpoints, as the API returns them.
 
     ``nested_depth``: how deep below the stack held resources are looked
     for (None: all the way down). ``resource``: a resource path below the
     stack to describe in full (``show``), under the key ``resource``.
+    ``progress``: with the operation's progress too
+    (:mod:`heat_breakpoint.engine.progress`).
 
     Rows: the held resources, then the rules of the running operation
     (:func:`decision.rules`, the engine's own), each with its ``state``
@@ -127,9 +132,9 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
         state = _state(root, operation, conn)
         remaining = _timeout_remaining(db_stack, state)
         env = db_stack.raw_template.environment or {}
-        found = decision.rules(breakpoints.from_environment(env), state) \
+        found = decision.rules(registry.from_environment(env), state) \
             if db_stack.id == root_id else decision.rules(
-                breakpoints.from_environment(env), operations.State())
+                registry.from_environment(env), operations.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
         rows += _hook_rows(env, found, rows, db_stack)
     for row in rows:
@@ -138,6 +143,8 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
                         'stack_status': '%s_%s' % (db_stack.action,
                                                    db_stack.status)},
               'breakpoints': rows}
+    result.update(progress_view.asked(progress, db_stack, root_id, rows,
+                                      nested_depth, remaining))
     if resource is not None:
         from heat_breakpoint.engine import describe
         result['resource'] = describe.resource(
@@ -202,7 +209,7 @@ def _hook_rows(env, found, held_rows, db_stack) -> list:
     held_names = {row['resource'] for row in held_rows}
     ident = _ident(db_stack.name, db_stack.id)
     rows = []
-    for bp in breakpoints.armed(env):
+    for bp in registry.armed(env):
         if bp.name in marked or bp.name in held_names:
             continue
         row = _rule_row(decision.Rule(bp, HOOK_SOURCE), ARMED, ident)
@@ -329,7 +336,8 @@ def _held_row(conn, root, db_stack, stacks, entries):
         since = _isotime(record.get('since'))
         extra = {'source': record.get('source', decision.ENVIRONMENT),
                  'actions': ','.join(record.get('actions') or [action]),
-                 'when': record.get('when', breakpoints.BEFORE)}
+                 'when': record.get('when', breakpoints.BEFORE),
+                 'why': record.get('error', '')}
     else:
         # A stock hook: Heat flags it in the resource's data while it waits.
         flags = [entry for key, entry in values.items()

@@ -43,6 +43,7 @@ from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 from heat.rpc import worker_client
 
+from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import inputs
@@ -62,6 +63,9 @@ RELEASED_KEY = 'breakpoint_released'
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}
 IN_PROGRESS = 'IN_PROGRESS'
+# Holds once the action is over (its data has a ``when`` of these): the
+# resource keeps its state, a post-* hook flag releases it.
+DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
 
 
 # The context of the request being served by EngineService.resource_signal.
@@ -106,33 +110,55 @@ def _set_state(rsrc, action, status, reason, atomic=True) -> bool:
     return True
 
 
-def _show_held(rsrc, name, action, properties, atomic=True, **record):
-    """Make the hold visible: state, hook flag, events, notification."""
-    hook = PRE_HOOKS[action]
+def hook_of(action: str, when: str = breakpoints.BEFORE) -> str:
+    """The stock hook flag a hold sets: post-* once the action is over."""
+    if when in DONE_WHENS:
+        return 'post-' + action.lower()
+    return PRE_HOOKS[action]
+
+
+def _show_held(rsrc, name, action, properties, atomic=True,
+               when=breakpoints.BEFORE, details=None, **record):
+    """Make the hold visible: state, hook flag, events, notification.
+
+    Before the action the resource reads ``<ACTION>_IN_PROGRESS``; after
+    it, its state stays (``<ACTION>_COMPLETE``) with the hit as reason; on
+    its failure it keeps Heat's state and error. ``details``: what the
+    hit event carries besides the inputs (attributes, the error).
+    """
+    hook = hook_of(action, when)
     path = decision.resource_path(rsrc)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
-    planned = record.get('change')
+    planned = record.get('change')  # a hold on a planned change
     reason = (reasons.held_change(name, action, planned['kind'])
-              if planned else reasons.held(name, action, hook))
-    if not _set_state(rsrc, action, IN_PROGRESS, reason, atomic=atomic):
+              if planned else reasons.held(name, action, hook, when))
+    state = (action, IN_PROGRESS, reason)
+    if when == breakpoints.AFTER:
+        state = (rsrc.action, rsrc.status, reason)
+    elif when == breakpoints.FAILED:
+        state = tuple(prior)
+    hit = {'breakpoint': name, 'resource': '/'.join(path),
+           'action': action, 'hook': hook,
+           'properties': inputs.resolved_inputs(properties(), rsrc.stack)}
+    if when != breakpoints.BEFORE:
+        hit.update(details or {}, when=when)
+        record['when'] = when
+    inputs_id = events.store_details(rsrc, hit)
+    if not _set_state(rsrc, *state, atomic=atomic):
         raise exception.UpdateInProgress(rsrc.name)
-    # Stock wording first, so `openstack stack hook poll` lists the hold.
-    events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
-                                                 'hook': hook})
-    details = {'breakpoint': name, 'resource': '/'.join(path),
-               'action': action, 'hook': hook,
-               'properties': inputs.resolved_inputs(properties(),
-                                                    rsrc.stack)}
-    if planned:
-        details.update(when=record['when'], change=planned)
-    inputs_id = events.record(rsrc, reason, details)
+    # The record right after the state: whoever sees the reason finds the
+    # hold in the breakpoints view too.
     record.update(breakpoint=name, path='/'.join(path), action=action,
                   hook=hook, prior=prior, inputs_id=inputs_id,
                   since=rsrc.updated_time.isoformat())
     rsrc.data_set(HOLD_KEY, json.dumps(record))
     rsrc.trigger_hook(hook)
-    LOG.info('Breakpoint %s reached: %s held before %s',
-             name, '/'.join(path), action)
+    # Stock wording first, so `openstack stack hook poll` lists the hold.
+    events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
+                                                 'hook': hook})
+    events.record(rsrc, reason, hit, rpd_id=inputs_id)
+    LOG.info('Breakpoint %s reached: %s held %s %s',
+             name, '/'.join(path), when, action)
     notify.send(rsrc.context, notify.REACHED,
                 notify.payload(rsrc, path, action, name))
     return record
@@ -175,22 +201,21 @@ def park_if_required(rsrc, action: str, properties,
     rule = decision.hold_rule(rsrc, action)
     if rule is None:
         return
-    park(rsrc, action, rule, properties)
+    park(rsrc, rule, action, properties)
 
 
-def park(rsrc, action: str, rule, properties, when: str = 'before',
-         change=None) -> None:
-    """Hold ``rsrc`` by ``rule``: record the hold and end the check.
+def park(rsrc, rule, action: str, properties, when=breakpoints.BEFORE,
+         details=None, **record) -> None:
+    """Hold ``rsrc`` by ``rule`` and end the check (raises :class:`Parked`).
 
-    ``change``: the planned change of a ``changed``/``replaced`` hold
-    (:mod:`changes`), kept in the record and the hit event.
+    ``record``: what the release of this kind of hold needs besides.
     """
-    extra = {'when': when, 'change': change} if change else {}
     _show_held(rsrc, decision.held_name(rule, rsrc), action, properties,
+               when=when, details=details,
                traversal=rsrc.stack.current_traversal,
                root_traversal=operations.root_operation(rsrc.stack)[1],
                actions=[a.upper() for a in rule.breakpoint.actions],
-               source=rule.source, **extra)
+               source=rule.source, **record)
     operations.hold_started(rsrc.stack)
     raise Parked()
 
@@ -242,9 +267,14 @@ def release(rsrc, details) -> None:
         if how == reasons.RELEASE_CONTINUE:
             operations.mark(rsrc.stack)
         elif how == reasons.RELEASE_STEP:
-            for path, kind in stepping.next_resources(rsrc,
-                                                      record['action']):
+            for path, kind in stepping.next_resources(
+                    rsrc, record['action'],
+                    into=record.get('when') not in DONE_WHENS):
                 operations.add_targets(rsrc.stack, [path], kind)
+        if record.get('when') in DONE_WHENS:
+            # After the action or on its failure: see outcomes.
+            from heat_breakpoint.engine import outcomes
+            outcomes.released(rsrc, record, how)
     shown = how
     if how == reasons.RELEASE_RUN_TO and convergence:
         shown = '%s %s' % (how, _run_to_targets(rsrc.stack))

@@ -16,7 +16,9 @@ create, update or delete, so the plugin installs its hold here: each
 resource's ``create_convergence``, ``update_convergence`` and
 ``delete_convergence`` first asks :mod:`heat_breakpoint.engine.hold`
 whether to park (:mod:`heat_breakpoint.engine.parking`, which asks
-:mod:`heat_breakpoint.engine.decision`). The same modules answer Heat's
+:mod:`heat_breakpoint.engine.decision`), then runs Heat's own method
+through :mod:`heat_breakpoint.engine.outcomes`, which holds after the
+action or on its failure. The same modules answer Heat's
 own hook check (``Resource._break_if_required``) for breakpoints, hear
 releases on Heat's resource-signal channel (``Resource._unset_hook``,
 with the caller's context taken from ``EngineService.resource_signal``,
@@ -60,6 +62,7 @@ EXPECTED = {
     '_break_if_required': ('self', 'action', 'hook'),
     '_unset_hook': ('self', 'details'),
     '_signal_check_action': ('self',),
+    '_signal_check_hook': ('self', 'details'),
     '_add_event': ('self', 'action', 'status', 'reason'),
 }
 # Where Heat decides an update, which :mod:`changes` wraps on the resource
@@ -117,6 +120,10 @@ def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
     if not issubclass(getattr(check_resource, 'CancelOperation', type),
                       BaseException):
         raise IncompatibleHeat('check_resource.CancelOperation is missing')
+    # A held failure is let go by raising Heat's own failure again.
+    if not issubclass(getattr(check_resource.exception, 'ResourceFailure',
+                              type), Exception):
+        raise IncompatibleHeat('exception.ResourceFailure is missing')
     if not callable(getattr(check_resource.CheckResource,
                             'retrigger_check_resource', None)):
         raise IncompatibleHeat(
@@ -144,14 +151,16 @@ def install() -> bool:
         from heat_breakpoint.engine import deadlines
         from heat_breakpoint.engine import decision
         from heat_breakpoint.engine import events
+        from heat_breakpoint.engine import outcomes
         from heat_breakpoint.engine import parking
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
         return False
-    # Inner first: a check asks about holds before (and ends stale ones)
-    # ahead of a change's hold.
+    # Innermost first: the hold before an action wraps the others; a hold
+    # on a planned change sits inside Heat's own update decision.
     _wrap_changes(resource.Resource, changes)
+    _wrap_outcomes(resource.Resource, outcomes)
     _wrap(resource.Resource, decision, parking, events)
     _wrap_stack(stack.Stack, deadlines)
     _wrap_service(service.EngineService, parking, deadlines, commands)
@@ -202,6 +211,10 @@ def _wrap(cls, decision, parking, events) -> None:
         bp = None
         if hook == parking.PRE_HOOKS.get(action):
             bp = decision.find_breakpoint(self, action)
+        elif self.stack.convergence and hook == parking.hook_of(
+                action, 'after'):
+            # A marked post-* hook: the plugin holds after the action.
+            bp = decision.find_breakpoint(self, action, 'after')
         if bp is None:
             yield from break_if_required(self, action, hook)
         elif not self.stack.convergence:
@@ -272,6 +285,66 @@ def _wrap_changes(cls, changes) -> None:
     cls.delete_convergence = delete_convergence
 
 
+def _wrap_outcomes(cls, outcomes) -> None:
+    """Holds after an action and on its failure (:mod:`outcomes`).
+
+    Around Heat's own ``*_convergence`` methods, inside the hold before
+    the action: a released hold's note is read first, then the action
+    runs under :func:`outcomes.run`. A release signal that does not fit
+    its hold (``retry`` of a hold that is not a failure) is refused
+    where Heat checks the signal, before anything is cleared.
+    """
+    create = cls.create_convergence
+    update = cls.update_convergence
+    delete = cls.delete_convergence
+    signal_check_hook = cls._signal_check_hook
+
+    @functools.wraps(create)
+    def create_convergence(self, template_id, requires, engine_id,
+                           timeout, progress_callback=None):
+        if outcomes.resume(self):
+            return
+        return outcomes.run(self, 'CREATE', lambda: self.properties,
+                            lambda: create(self, template_id, requires,
+                                           engine_id, timeout,
+                                           progress_callback))
+
+    @functools.wraps(update)
+    def update_convergence(self, template_id, new_requires, engine_id,
+                           timeout, new_stack, progress_callback=None):
+        if outcomes.resume(self):
+            return
+
+        def properties():
+            defn = new_stack.defn.resource_definition(self.name)
+            return defn.properties(self.properties_schema, self.context)
+        return outcomes.run(self, 'UPDATE', properties,
+                            lambda: update(self, template_id, new_requires,
+                                           engine_id, timeout, new_stack,
+                                           progress_callback))
+
+    @functools.wraps(delete)
+    def delete_convergence(self, template_id, engine_id, timeout,
+                           progress_callback=None):
+        if outcomes.resume(self):
+            return
+        return outcomes.run(
+            self, 'DELETE',
+            lambda: self._stored_properties_data or self.properties,
+            lambda: delete(self, template_id, engine_id, timeout,
+                           progress_callback))
+
+    @functools.wraps(signal_check_hook)
+    def _signal_check_hook(self, details):
+        signal_check_hook(self, details)
+        outcomes.check_release(self, details)
+
+    cls.create_convergence = create_convergence
+    cls.update_convergence = update_convergence
+    cls.delete_convergence = delete_convergence
+    cls._signal_check_hook = _signal_check_hook
+
+
 def _wrap_service(cls, parking, deadlines, commands) -> None:
     resource_signal = cls.resource_signal
     start = cls.start
@@ -313,7 +386,8 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
     def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
-                        nested_depth=None, resource=None):
+                        nested_depth=None, resource=None,
+                        progress=False):
         from heat.common import exception
         import oslo_messaging
 
@@ -321,7 +395,7 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
         try:
             return listing.breakpoint_list(self, cnxt, stack_identity,
                                            stack_name, nested_depth,
-                                           resource)
+                                           resource, progress)
         except exception.HeatException:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 

@@ -30,10 +30,14 @@ def _is_nested_stack(rsrc) -> bool:
     return isinstance(rsrc, stack_resource.StackResource)
 
 
-def next_resources(rsrc, action: str) -> list:
-    """Where a step from ``rsrc`` holds next, as ``(path, kind)`` pairs."""
+def next_resources(rsrc, action: str, into: bool = True) -> list:
+    """Where a step from ``rsrc`` holds next, as ``(path, kind)`` pairs.
+
+    ``into`` False: ``rsrc`` is done (held after its action), so a nested
+    stack is not stepped into.
+    """
     path = decision.resource_path(rsrc)
-    if action != 'DELETE' and _is_nested_stack(rsrc):
+    if into and action != 'DELETE' and _is_nested_stack(rsrc):
         return [('/'.join(path), operations.STEP_INTO)]
     names = _waiting_on(rsrc, action)
     stack = rsrc.stack

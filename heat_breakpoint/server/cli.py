@@ -31,6 +31,7 @@ import warnings
 
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
+from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import prompt_delivery
 
 DEFAULT_PORT = 8004
@@ -107,10 +108,19 @@ class LocalHeat:
     def start(self) -> None:
         # Heat must see the threading backend before it is imported.
         from oslo_service import backend
-        backend.init_backend(backend.BackendType.THREADING)
+        try:
+            backend.init_backend(backend.BackendType.THREADING)
+            backend.get_backend()
+        except (ValueError, ImportError):
+            # oslo.service before 4.2 (2025.1's), or without cotyledon.
+            raise local_config.SetupError(
+                "oslo.service's threading backend is missing: install "
+                "'oslo.service[threading]>=4.2.2' (the server extra: "
+                "pip install 'heat-breakpoint[server]')")
         ast_guard.install()
         prompt_delivery.install()
         self._configure()
+        green_heat.install()
         self._prepare_database()
         self._start_engine()
         from heat.common import config as heat_config

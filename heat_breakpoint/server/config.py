@@ -53,6 +53,13 @@ def write_paste_file(state_dir: str) -> str:
     stages.insert(len(stages) - 1, FILTER)
     paste.set('composite:api', FLAVOR, ' '.join(stages))
     paste['filter:%s' % FILTER] = {'paste.filter_factory': FILTER_FACTORY}
+    # Heat 24 (2025.1) names its root app per flavor, ``heat-api-noauth``,
+    # and loads ``heat-api-<flavor>`` only; later releases fall back to
+    # ``heat-api``.
+    per_flavor = 'composite:heat-api-noauth'
+    if paste.has_section(per_flavor):
+        paste['composite:heat-api-%s' % FLAVOR] = dict(
+            paste.items(per_flavor))
     path = os.path.join(state_dir, 'api-paste.ini')
     with open(path, 'w') as out:
         paste.write(out)

@@ -9,7 +9,7 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint list|show|step|continue|clear``."""
+"""``openstack stack breakpoint list|show|step|continue|clear|retry``."""
 
 import logging
 
@@ -98,6 +98,7 @@ def show_breakpoint(client, args):
     shown = _manager(client).show(args.stack, args.resource,
                                   nested_depth=args.nested_depth)
     shown['inputs'] = shown['inputs'] or {}
+    shown['attributes'] = shown.get('attributes') or {}
     for key in ('requires', 'required_by', 'next'):
         shown[key] = shown[key] or []
     if output.formatter_of(args) not in output.EXACT_FORMATS:
@@ -280,3 +281,29 @@ class ClearBreakpoint(command.Lister):
 
     def _announce(self, text):
         self.app.stderr.write(printable.printable(text) + '\n')
+
+
+@_user_errors
+def retry_breakpoint(client, args):
+    rows = _manager(client).retry(args.stack, args.resource)
+    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retried'))
+
+
+class RetryBreakpoint(command.Lister):
+    """Run the failed action of a resource held on failure again.
+
+    In the same operation: if it fails again, it holds again.
+    """
+
+    log = logging.getLogger(__name__ + '.RetryBreakpoint')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        _add_stack(parser)
+        _add_resource(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        self.log.debug('take_action(%s)', parsed_args)
+        return retry_breakpoint(self.app.client_manager.orchestration,
+                                parsed_args)

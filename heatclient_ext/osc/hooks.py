@@ -17,6 +17,8 @@ stack update``. heatclient builds its request from the ``-e`` file paths in
 copies (see :mod:`heatclient_ext.v1.environment`) and ``after()`` removes
 them. ``--wait`` is taken over: heatclient's own wait would sit out a held
 stack's whole timeout, ours returns once the stack is held or finished.
+``--interactive`` starts the watch session (:mod:`heatclient_ext.osc.watch`)
+once the operation has started.
 """
 
 import atexit
@@ -26,6 +28,7 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import watch
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
@@ -111,7 +114,8 @@ class _BreakpointHook(hooks.CommandHook):
             # now in the files: heatclient's copy would go where Heat
             # does not look
             setattr(parsed_args, hook_option, None)
-        if getattr(parsed_args, 'wait', False) and not getattr(
+        if (getattr(parsed_args, 'wait', False) or getattr(
+                parsed_args, 'interactive', False)) and not getattr(
                 parsed_args, 'dry_run', False):
             parsed_args.wait = False
             self._wait = True
@@ -125,6 +129,11 @@ class _BreakpointHook(hooks.CommandHook):
         columns, data = return_code
         client = self.cmd.app.client_manager.orchestration
         manager = bp_v1.BreakpointManager(client)
+        if getattr(parsed_args, 'interactive', False):
+            code = watch.session(self.cmd.app, client, self._stack(
+                parsed_args), interactive=True).run()
+            if code:
+                raise SystemExit(code)
         try:
             stack, held = manager.wait(self._stack(parsed_args),
                                        poll=getattr(parsed_args, 'poll', 5))
@@ -177,6 +186,7 @@ class CreateBreakpointHook(_BreakpointHook):
     def get_parser(self, parser):
         add_breakpoint_option(parser, self.action)
         kinds.add_options(parser, self.action)
+        watch.add_interactive_option(parser)
         return parser
 
     def _stack(self, parsed_args):
@@ -192,6 +202,7 @@ class UpdateBreakpointHook(_BreakpointHook):
         add_breakpoint_option(parser, self.action)
         kinds.add_options(parser, self.action)
         add_no_breakpoint_option(parser)
+        watch.add_interactive_option(parser)
         return parser
 
     def _stack(self, parsed_args):

@@ -37,6 +37,7 @@ from oslo_utils import timeutils
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heat_breakpoint import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -65,7 +66,8 @@ COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
 SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
              'why', 'source', 'action', 'held_since', 'timeout_remaining',
              'resource_status', 'resource_status_reason', 'inputs',
-             'requires', 'required_by', 'next', 'event', 'change')
+             'attributes', 'error', 'requires', 'required_by', 'next', 'event',
+             'change')
 # What the view's rows and resources may say besides held and armed.
 DISARMED = 'disarmed'
 DONE = 'done'
@@ -291,7 +293,7 @@ class BreakpointManager:
 
     def armed(self, stack_ident):
         """Breakpoints of the stored environment, hand-set pre-hooks too."""
-        return breakpoints.armed(self.client.stacks.environment(stack_ident))
+        return registry.armed(self.client.stacks.environment(stack_ident))
 
     def view(self, stack, nested_depth=None, resource=None, full=False):
         """``(stack, rows)`` from the server's breakpoints view, or None.
@@ -343,6 +345,10 @@ class BreakpointManager:
         its ``state`` (held, armed, disarmed, done, waiting), the rule
         that decides it, its inputs if held, its neighbours.
         """
+        breakpoints.parse_name(name)  # the model's words for a bad name
+        if _is_pattern(name):
+            raise _error(_('%(name)s is a pattern: give one resource path'),
+                         name=name)
         found = self.view(stack, resource=name, full=True)
         if found is None or found[2] is None:
             return None
@@ -547,7 +553,7 @@ class BreakpointManager:
                                    other.raw, 'required_by', None) or [])),
             'required_by': sorted(getattr(res.raw, 'required_by', None)
                                   or []),
-            'inputs': None,
+            'inputs': None, 'attributes': None, 'error': '',
             'event': '',
             'change': None,
         }
@@ -758,7 +764,27 @@ class BreakpointManager:
         """
         rows = self.held_now(stack)[1]
         self._require_plugin(rows, 'step')
+        if name is None:
+            # A held failure is not stepped from (retry, continue, clear).
+            rows = [row for row in rows if row_value(row, 'when') !=
+                    breakpoints.FAILED] or rows
         return self.release(stack, name, reasons.RELEASE_STEP, rows)
+
+    def retry(self, stack, name):
+        """Run the failed action of the resource held at ``name`` again.
+
+        In the same operation; if it fails again, it holds again.
+        """
+        rows = [row for row in self.held_now(stack)[1]
+                if row['resource'] == name]
+        for row in rows:
+            when = row_value(row, 'when') or breakpoints.BEFORE
+            if when != breakpoints.FAILED:
+                raise _error(_('%(name)s is held %(when)s %(action)s, not '
+                               'on its failure: retry applies to a '
+                               'resource held on failure'), name=name,
+                             when=when, action=row['action'])
+        return self.release(stack, name, reasons.RELEASE_RETRY, rows or None)
 
     @staticmethod
     def _require_plugin(rows, what):

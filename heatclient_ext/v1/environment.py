@@ -49,7 +49,9 @@ from heatclient import exc as heat_exc
 from oslo_serialization import jsonutils
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import envfile
 from heat_breakpoint import nesting
+from heat_breakpoint import registry
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 
@@ -91,7 +93,7 @@ def read_environment(path: str) -> dict:
     if isinstance(raw, bytes):
         raw = raw.decode('utf-8', 'replace')
     try:
-        env = breakpoints.load_environment_text(raw)
+        env = envfile.load_environment_text(raw)
     except ValueError as exc:  # BreakpointError is one
         raise exceptions.BreakpointCommandError(
             _('Malformed environment file %(path)s: %(reason)s') %
@@ -102,7 +104,7 @@ def read_environment(path: str) -> dict:
 def hooks_tree(env: dict | None) -> dict:
     """Map each registry resource path (a tuple) to its hooks (a list)."""
     return {path: list(hooks)
-            for path, hooks in breakpoints.native_hooks(env or {})}
+            for path, hooks in registry.native_hooks(env or {})}
 
 
 def _set_hooks(env: dict, path: tuple, hooks: list) -> None:
@@ -117,7 +119,7 @@ def _set_hooks(env: dict, path: tuple, hooks: list) -> None:
 
 def _marker(env: dict) -> list:
     return list((env.get(PARAMETER_DEFAULTS) or {}).get(
-        breakpoints.MARKER) or [])
+        registry.MARKER) or [])
 
 
 def _has_resources(env: dict) -> bool:
@@ -148,7 +150,7 @@ def _parse_added(add) -> list:
             breakpoints.parse_name(item)
         if bp.key in seen:
             raise exceptions.BreakpointCommandError(
-                _('Breakpoint %s is given twice') % bp.label)
+                _('breakpoint %r is given twice') % bp.label)
         seen.add(bp.key)
         added.append(bp)
     if len(added) > breakpoints.MAX_BREAKPOINTS:
@@ -175,8 +177,8 @@ def _read_files(env_paths):
         try:
             # The same checks (and words) as the API filter: the section,
             # an existing marker, and room in the registry for the hooks.
-            breakpoints.rewrite_environment(env)
-            breakpoints.from_environment(env)
+            registry.rewrite_environment(env)
+            registry.from_environment(env)
         except breakpoints.BreakpointError as exc:
             raise exceptions.BreakpointCommandError(
                 _('Malformed environment file %(path)s: %(reason)s') %
@@ -208,24 +210,24 @@ def _patched(client, stack, requested, removed, extra_hooks=()):
     path whose hooks change to its new hooks (``[]`` removes them).
     """
     stored = _stored_environment(client, stack)
-    marked = {bp.name for bp in breakpoints.from_environment(stored)}
+    marked = {bp.name for bp in registry.from_environment(stored)}
     hooked = {'/'.join(path) for path, hooks in hooks_tree(stored).items()
               if set(hooks) & set(PRE_HOOKS)}
     wanted = {bp.name for bp in requested}
     _check_removed(stack, removed, marked | hooked | wanted)
-    target = breakpoints.remove_from_environment(
+    target = registry.remove_from_environment(
         stored, [name for name in removed if name in marked])
     # Hooks set by hand (--pre-create) are breakpoints to the user too.
     _drop_pre_hooks(target, {name for name in removed
                              if name not in marked})
-    target = breakpoints.apply_to_environment(
+    target = registry.apply_to_environment(
         target, _merged(requested, removed))
     _add_hooks(target, extra_hooks)
     old_hooks, new_hooks = hooks_tree(stored), hooks_tree(target)
     overlay = {path: new_hooks.get(path, [])
                for path in set(old_hooks) | set(new_hooks)
                if old_hooks.get(path, []) != new_hooks.get(path, [])}
-    return overlay, _marker(target), breakpoints.from_environment(target)
+    return overlay, _marker(target), registry.from_environment(target)
 
 
 def _check_removed(stack, removed, known) -> None:
@@ -316,13 +318,13 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
             # A full update replaces the environment: a removal can only
             # mean a breakpoint the stack has or one being added.
             _check_removed(stack, removed, {
-                bp.name for bp in breakpoints.armed(
+                bp.name for bp in registry.armed(
                     _stored_environment(client, stack))} | {
                 bp.name for bp in requested} | sent_hooks)
         final = _merged(requested, removed)
         # Applied where the hooks will live, so the marker records the
         # user's own hooks on the same entries and removal gives them back.
-        applied = breakpoints.apply_to_environment(hook_env, final)
+        applied = registry.apply_to_environment(hook_env, final)
         overlay = hooks_tree(applied) != hooks_tree(hook_env)
         marker = _marker(applied)
         if overlay:
@@ -337,7 +339,7 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
                             if f['env'].get(PARAMETER_DEFAULTS)), None)
         marker_env = marker_home['env'] if marker_home else generated
         marker_env.setdefault(PARAMETER_DEFAULTS, {})[
-            breakpoints.MARKER] = marker
+            registry.MARKER] = marker
         if marker_home is not None:
             marker_home['changed'] = True
 

@@ -158,9 +158,9 @@ def do_breakpoint_show(hc, args):
         return
     formatters = {key: (lambda value: output.text(value, multiline=True))
                   for key in shown}
-    formatters['inputs'] = lambda value: '\n'.join(
-        printable.printable(line)
-        for line in utils.json_formatter(value).splitlines())
+    formatters['inputs'] = formatters['attributes'] = lambda value: \
+        '\n'.join(printable.printable(line)
+                  for line in utils.json_formatter(value).splitlines())
     formatters['change'] = lambda value: output.text(
         bp_changes.text(value), multiline=True)
     utils.print_dict(shown, formatters=formatters)
@@ -249,3 +249,15 @@ def do_breakpoint_graph(hc, args):
     """Show the dependency graph with held resources and breakpoints."""
     found = graph.fetch(hc, args.stack, args.nested_depth)
     print(graph.dot(found) if args.dot else graph.text(found), end='')
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>',
+           help=_('Resource path of the resource held on failure.'))
+def do_breakpoint_retry(hc, args):
+    """Run the failed action of a resource held on failure again."""
+    rows = bp_v1.BreakpointManager(hc).retry(args.stack, args.resource)
+    for row in rows:
+        print(_('Retrying %(resource)s (%(action)s)') % {
+            'resource': printable.printable(row['resource']),
+            'action': row['action']})

@@ -25,6 +25,7 @@ import uuid
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from tests.functional import conftest
 
 BIN = os.path.dirname(sys.executable)
@@ -93,7 +94,7 @@ def fan_out(root, dependents):
 
 def breakpoint_env(*names, actions=None):
     """The environment the client sends: native hooks plus our marker."""
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(names, actions))
 
 

@@ -22,7 +22,7 @@ from heatclient import exc as heat_exc
 import pytest
 import requests
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from tests.functional import test_engine
 from tests.functional import utils
 
@@ -40,7 +40,7 @@ def test_section_in_environment_becomes_native_hooks(heat, stack_name):
     assert 'breakpoints' not in env
     assert env['resource_registry']['resources']['B']['hooks'] == [
         'pre-create', 'pre-update']
-    assert [b.name for b in breakpoints.from_environment(env)] == ['B']
+    assert [b.name for b in registry.from_environment(env)] == ['B']
     test_engine.signal_release(heat, stack_name, 'B')
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
 

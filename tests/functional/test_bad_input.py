@@ -42,6 +42,7 @@ import yaml
 
 from heat_breakpoint.api import filter as api_filter
 from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils
@@ -538,7 +539,7 @@ def assert_unchanged(heat, stack):
     now = heat.stacks.get(stack.id)
     assert now.stack_status == 'CREATE_COMPLETE', now.stack_status
     assert now.updated_time == stack.updated_time
-    assert breakpoints.from_environment(
+    assert registry.from_environment(
         heat.stacks.environment(stack.id)) == []
 
 

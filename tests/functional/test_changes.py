@@ -25,6 +25,7 @@ import yaml
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heatclient_ext import shell as legacy_shell
 from tests.functional import conftest
 from tests.functional import utils
@@ -49,7 +50,7 @@ def prn(value):
 
 
 def env(*names, when):
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(names, when=when))
 
 
@@ -258,8 +259,7 @@ def test_nested_inner_resource_replaced(heat_server, heat, stack_name):
     leaf_before = utils.resources(heat, stack_name, 2)['leaf']
     heat.stacks.update(stack_name, template=nested_template('b'),
                        files=files,
-                       environment=env('*', 'outer/*',
-                                       when=breakpoints.REPLACED))
+                       environment=env('*', when=breakpoints.REPLACED))
     held = wait_held(heat, stack_name, ['leaf'], nested_depth=2)
     # The nested stack's resource itself changes in place: not held.
     assert set(held) == {'leaf'}

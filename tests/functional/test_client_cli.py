@@ -23,7 +23,7 @@ import tempfile
 import pytest
 import yaml
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -93,13 +93,13 @@ def wait_held(server, stack, *names):
 
 def stored_names(heat, stack):
     env = heat.stacks.environment(stack)
-    return [bp.name for bp in breakpoints.from_environment(env)]
+    return [bp.name for bp in registry.from_environment(env)]
 
 
 def stored_hooks(heat, stack):
     env = heat.stacks.environment(stack)
     return {'/'.join(path): list(hooks)
-            for path, hooks in breakpoints.native_hooks(env) if hooks}
+            for path, hooks in registry.native_hooks(env) if hooks}
 
 
 def last_error_line(err):

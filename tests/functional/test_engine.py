@@ -18,6 +18,7 @@ import yaml
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -36,7 +37,7 @@ def template_files(*names):
 
 
 def breakpoint_env(*names, actions=None, env=None):
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         env or {}, breakpoints.parse_names(names, actions))
 
 

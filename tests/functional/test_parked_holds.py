@@ -33,6 +33,7 @@ import yaml
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -112,7 +113,7 @@ def fan_out(width, prefix='d'):
 
 
 def breakpoint_env(*names):
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(names, None))
 
 

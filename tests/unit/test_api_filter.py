@@ -24,6 +24,7 @@ import webob
 
 from heat_breakpoint.api import filter as api_filter
 from heat_breakpoint import breakpoints as bp
+from heat_breakpoint import registry
 
 TEMPLATE = {
     'heat_template_version': '2018-08-31',
@@ -103,7 +104,7 @@ class TestRewrite(object):
         assert 'breakpoints' not in env
         assert env['parameters'] == {'x': 1}
         assert registry_hooks(env, 'db') == ['pre-create', 'pre-update']
-        assert bp.from_environment(env) == [bp.parse_name('db')]
+        assert registry.from_environment(env) == [bp.parse_name('db')]
         call = downstream.calls[-1]
         assert call['content_length'] == len(call['body'])
 
@@ -117,7 +118,8 @@ class TestRewrite(object):
         assert isinstance(env_text, str)
         env = json.loads(env_text)
         assert registry_hooks(env, 'web') == ['pre-update']
-        assert {b.name for b in bp.from_environment(env)} == {'db', 'web'}
+        assert {b.name for b in registry.from_environment(env)} == {
+            'db', 'web'}
 
     def test_environment_files(self):
         env_file = 'breakpoints:\n  resource: app\n'
@@ -207,11 +209,11 @@ class TestRewrite(object):
         assert downstream.body['template'] == 'a: ['
 
     def test_marker_sent_by_a_client_is_checked_but_kept(self):
-        env = bp.apply_to_environment({}, ['db'])
+        env = registry.apply_to_environment({}, ['db'])
         raw = json.dumps({'template': TEMPLATE, 'environment': env}).encode()
         response, downstream = send(None, raw=raw)
         assert downstream.calls[-1]['body'] == raw
-        env = bp.apply_to_environment({}, ['nothere'])
+        env = registry.apply_to_environment({}, ['nothere'])
         response, downstream = send({'template': TEMPLATE,
                                      'environment': env})
         assert "'nothere' matches no resource" in fault_message(response)
@@ -334,7 +336,7 @@ class TestEnvironmentFilesMerge(object):
                                 'breakpoints: db\n')
         first = json.loads(body['files']['e0.yaml'])
         assert first['parameter_defaults']['key'] == 'v'
-        assert [b.name for b in bp.from_environment(first)] == ['db']
+        assert [b.name for b in registry.from_environment(first)] == ['db']
 
     def test_last_file_with_resources_holds_every_hook(self):
         body = self._send_files(
@@ -348,7 +350,8 @@ class TestEnvironmentFilesMerge(object):
         assert last['resource_registry']['resources']['web']['OS::X'] == (
             'My::X')
         first = json.loads(body['files']['e0.yaml'])
-        assert {b.name for b in bp.from_environment(first)} == {'db', 'web'}
+        assert {b.name for b in registry.from_environment(first)} == {
+            'db', 'web'}
         assert body['files']['e1.yaml'] == (
             'resource_registry: {resources: {app: {hooks: pre-delete}}}\n')
 
@@ -365,8 +368,9 @@ class TestEnvironmentFilesMerge(object):
         environment_format.default_for_missing(params)
         environment_util.merge_environments(
             body['environment_files'], body['files'], params, {})
-        assert {b.name for b in bp.from_environment(params)} == {'db', 'web'}
-        shown = dict(bp.native_hooks(params))
+        assert {b.name for b in registry.from_environment(params)} == {
+            'db', 'web'}
+        shown = dict(registry.native_hooks(params))
         assert shown[('db',)] == ('pre-update',)
         assert shown[('web',)] == ('pre-create', 'pre-update')
 

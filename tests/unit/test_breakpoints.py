@@ -22,6 +22,8 @@ import pytest
 from heat_breakpoint import breakpoints as bp
 from heat_breakpoint.breakpoints import Breakpoint
 from heat_breakpoint.breakpoints import BreakpointError
+from heat_breakpoint import envfile
+from heat_breakpoint import registry
 
 FAST = hypothesis.settings(max_examples=200, deadline=None)
 
@@ -277,7 +279,7 @@ USER_ENV = {
 class TestApply(object):
 
     def test_empty_environment(self):
-        env = bp.apply_to_environment(None, bp.parse_names(['db']))
+        env = registry.apply_to_environment(None, bp.parse_names(['db']))
         assert env == {
             'resource_registry': {'resources': {'db': {
                 'hooks': ['pre-create', 'pre-update']}}},
@@ -287,24 +289,24 @@ class TestApply(object):
 
     def test_never_mutates_input(self):
         env = copy.deepcopy(USER_ENV)
-        new = bp.apply_to_environment(env, bp.parse_names(['db', 'x']))
+        new = registry.apply_to_environment(env, bp.parse_names(['db', 'x']))
         assert env == USER_ENV
         assert new is not env
         new['resource_registry']['resources']['web']['hooks'].append('x')
         assert env == USER_ENV
 
     def test_merge_keeps_every_user_entry(self):
-        new = bp.apply_to_environment(USER_ENV, bp.parse_names(
+        new = registry.apply_to_environment(USER_ENV, bp.parse_names(
             ['db', 'web', 'app_tier/web_1', 'app_tier/web_*']))
-        registry = new['resource_registry']
-        assert registry['My::Server'] == 'server.yaml'
-        db = registry['resources']['db']
+        found = new['resource_registry']
+        assert found['My::Server'] == 'server.yaml'
+        db = found['resources']['db']
         assert db['hooks'] == ['pre-delete', 'pre-create', 'pre-update']
         assert db['restricted_actions'] == ['replace']
         assert db['OS::Nova::Server'] == 'My::Server'
-        assert registry['resources']['web']['hooks'] == [
+        assert found['resources']['web']['hooks'] == [
             'pre-update', 'pre-create']
-        tier = registry['resources']['app_tier']
+        tier = found['resources']['app_tier']
         assert tier['OS::Heat::Stack'] == 'tier.yaml'
         assert tier['web_1'] == {'restricted_actions': 'update',
                                  'hooks': ['pre-create', 'pre-update']}
@@ -313,14 +315,14 @@ class TestApply(object):
         assert new['parameter_defaults']['key_name'] == 'mine'
 
     def test_marker_records_the_user_hooks(self):
-        new = bp.apply_to_environment(USER_ENV, bp.parse_names(['db']))
+        new = registry.apply_to_environment(USER_ENV, bp.parse_names(['db']))
         assert new['parameter_defaults']['heat_breakpoints'] == [{
             'resource': 'db', 'actions': ['create', 'update'],
             'native_hooks': 'pre-delete'}]
 
     def test_marker_merges_and_same_name_replaces(self):
-        env = bp.apply_to_environment(None, bp.parse_names(['a', 'b']))
-        env = bp.apply_to_environment(
+        env = registry.apply_to_environment(None, bp.parse_names(['a', 'b']))
+        env = registry.apply_to_environment(
             env, [bp.parse_name('b', 'delete'), bp.parse_name('c')])
         marker = env['parameter_defaults']['heat_breakpoints']
         assert [(m['resource'], m['actions']) for m in marker] == [
@@ -329,17 +331,17 @@ class TestApply(object):
         assert _hooks_at(env, 'b') == ['pre-delete']
 
     def test_accepts_names_as_strings(self):
-        env = bp.apply_to_environment({}, ['x/y'])
+        env = registry.apply_to_environment({}, ['x/y'])
         assert _hooks_at(env, 'x', 'y') == ['pre-create', 'pre-update']
 
     def test_same_name_twice_in_one_call(self):
         assert 'given twice' in _raises(
-            bp.apply_to_environment, {}, ['a', 'a'])
+            registry.apply_to_environment, {}, ['a', 'a'])
 
     def test_total_limit_counts_existing_breakpoints(self):
-        env = bp.apply_to_environment(
+        env = registry.apply_to_environment(
             {}, ['r%d' % i for i in range(150)])
-        message = _raises(bp.apply_to_environment, env,
+        message = _raises(registry.apply_to_environment, env,
                           ['s%d' % i for i in range(51)])
         assert 'limit: 200' in message
 
@@ -357,10 +359,11 @@ class TestApply(object):
          'parameter_defaults.heat_breakpoints: must be'),
     ])
     def test_conflicts_are_reported_not_overwritten(self, env, expected):
-        assert expected in _raises(bp.apply_to_environment, env, ['db'])
+        assert expected in _raises(registry.apply_to_environment, env, ['db'])
 
     def test_environment_must_be_a_mapping(self):
-        assert 'got a list' in _raises(bp.apply_to_environment, [], ['a'])
+        assert 'got a list' in _raises(registry.apply_to_environment, [],
+                                       ['a'])
 
 
 # ---------------------------------------------------------------------------
@@ -370,57 +373,58 @@ class TestRemove(object):
 
     def test_apply_then_remove_restores_user_env(self):
         names = ['db', 'web', 'app_tier/web_1', 'new/deep/x']
-        env = bp.apply_to_environment(USER_ENV, bp.parse_names(names))
-        assert bp.remove_from_environment(env, names) == USER_ENV
+        env = registry.apply_to_environment(USER_ENV, bp.parse_names(names))
+        assert registry.remove_from_environment(env, names) == USER_ENV
 
     def test_remove_one_leaves_the_others(self):
-        env = bp.apply_to_environment(USER_ENV, bp.parse_names(['db', 'x']))
-        env = bp.remove_from_environment(env, 'db')
+        env = registry.apply_to_environment(USER_ENV,
+                                            bp.parse_names(['db', 'x']))
+        env = registry.remove_from_environment(env, 'db')
         assert _hooks_at(env, 'db') == 'pre-delete'
         assert _hooks_at(env, 'x') == ['pre-create', 'pre-update']
-        assert [b.name for b in bp.from_environment(env)] == ['x']
+        assert [b.name for b in registry.from_environment(env)] == ['x']
 
     def test_user_hook_added_later_survives(self):
-        env = bp.apply_to_environment({}, ['db'])
+        env = registry.apply_to_environment({}, ['db'])
         _hooks_at(env, 'db').append('post-create')
-        env = bp.remove_from_environment(env, [bp.parse_name('db')])
+        env = registry.remove_from_environment(env, [bp.parse_name('db')])
         assert _hooks_at(env, 'db') == ['post-create']
 
     def test_user_hook_equal_to_breakpoint_hook_survives(self):
         user = {'resource_registry': {'resources': {
             'db': {'hooks': ['pre-create']}}}}
-        env = bp.apply_to_environment(user, ['db'])
+        env = registry.apply_to_environment(user, ['db'])
         assert _hooks_at(env, 'db') == ['pre-create', 'pre-update']
-        assert bp.remove_from_environment(env, ['db']) == user
+        assert registry.remove_from_environment(env, ['db']) == user
 
     def test_prunes_what_it_created(self):
-        env = bp.apply_to_environment({'parameters': {'a': 1}},
-                                      ['outer/inner'])
-        assert bp.remove_from_environment(env, ['outer/inner']) == {
+        env = registry.apply_to_environment({'parameters': {'a': 1}},
+                                            ['outer/inner'])
+        assert registry.remove_from_environment(env, ['outer/inner']) == {
             'parameters': {'a': 1}}
 
     def test_prunes_empty_mappings_heat_reads_as_missing(self):
         user = {'resource_registry': {'resources': {'db': {}}}}
-        env = bp.apply_to_environment(user, ['db'])
-        assert bp.remove_from_environment(env, ['db']) == {}
+        env = registry.apply_to_environment(user, ['db'])
+        assert registry.remove_from_environment(env, ['db']) == {}
 
     def test_unknown_name_lists_existing(self):
-        env = bp.apply_to_environment({}, ['a', 'b/c'])
-        assert _raises(bp.remove_from_environment, env, ['zz']) == (
+        env = registry.apply_to_environment({}, ['a', 'b/c'])
+        assert _raises(registry.remove_from_environment, env, ['zz']) == (
             "no breakpoint 'zz' to remove (breakpoints set: a, b/c)")
         assert 'breakpoints set: none' in _raises(
-            bp.remove_from_environment, USER_ENV, ['db'])
+            registry.remove_from_environment, USER_ENV, ['db'])
 
     def test_does_not_mutate_input(self):
-        env = bp.apply_to_environment(USER_ENV, ['db'])
+        env = registry.apply_to_environment(USER_ENV, ['db'])
         before = copy.deepcopy(env)
-        bp.remove_from_environment(env, ['db'])
+        registry.remove_from_environment(env, ['db'])
         assert env == before
 
     def test_hooks_already_gone_is_not_an_error(self):
-        env = bp.apply_to_environment({}, ['db'])
+        env = registry.apply_to_environment({}, ['db'])
         del env['resource_registry']
-        assert bp.remove_from_environment(env, ['db']) == {}
+        assert registry.remove_from_environment(env, ['db']) == {}
 
 
 # ---------------------------------------------------------------------------
@@ -430,31 +434,32 @@ class TestRewrite(object):
 
     def test_without_section_returns_same_object(self):
         env = copy.deepcopy(USER_ENV)
-        assert bp.rewrite_environment(env) is env
-        assert bp.rewrite_environment(None) is None
+        assert registry.rewrite_environment(env) is env
+        assert registry.rewrite_environment(None) is None
 
     def test_section_becomes_hooks_and_marker(self):
         env = dict(USER_ENV, breakpoints={'resource': 'web',
                                           'action': 'delete'})
-        new = bp.rewrite_environment(env)
+        new = registry.rewrite_environment(env)
         assert 'breakpoints' not in new
         assert 'breakpoints' in env
         assert _hooks_at(new, 'web') == ['pre-update', 'pre-delete']
-        assert bp.from_environment(new) == [bp.parse_name('web', 'delete')]
+        assert registry.from_environment(new) == [
+            bp.parse_name('web', 'delete')]
 
     def test_empty_section_is_dropped(self):
-        assert bp.rewrite_environment({'breakpoints': None,
-                                       'parameters': {}}) == {
+        assert registry.rewrite_environment({'breakpoints': None,
+                                             'parameters': {}}) == {
             'parameters': {}}
 
     def test_invalid_section(self):
-        assert 'breakpoints[0]' in _raises(bp.rewrite_environment,
+        assert 'breakpoints[0]' in _raises(registry.rewrite_environment,
                                            {'breakpoints': ['a//b']})
 
     def test_from_environment_without_marker(self):
-        assert bp.from_environment(USER_ENV) == []
-        assert bp.from_environment(None) == []
-        assert bp.from_environment({'parameter_defaults': None}) == []
+        assert registry.from_environment(USER_ENV) == []
+        assert registry.from_environment(None) == []
+        assert registry.from_environment({'parameter_defaults': None}) == []
 
     @pytest.mark.parametrize('marker, expected', [
         (5, 'parameter_defaults.heat_breakpoints: must be'),
@@ -465,11 +470,11 @@ class TestRewrite(object):
     ])
     def test_corrupt_marker(self, marker, expected):
         env = {'parameter_defaults': {'heat_breakpoints': marker}}
-        assert expected in _raises(bp.from_environment, env)
+        assert expected in _raises(registry.from_environment, env)
 
     def test_native_hooks_walks_nested_registry(self):
-        env = bp.apply_to_environment(USER_ENV, ['app_tier/web_1'])
-        assert bp.native_hooks(env) == [
+        env = registry.apply_to_environment(USER_ENV, ['app_tier/web_1'])
+        assert registry.native_hooks(env) == [
             (('db',), ('pre-delete',)),
             (('web',), ('pre-update',)),
             (('app_tier', 'web_1'), ('pre-create', 'pre-update')),
@@ -482,7 +487,7 @@ class TestRewrite(object):
                                              'b': 'T'}}},
     ])
     def test_native_hooks_tolerates_garbage(self, env):
-        assert bp.native_hooks(env) == []
+        assert registry.native_hooks(env) == []
 
 
 # ---------------------------------------------------------------------------
@@ -545,21 +550,21 @@ class TestLoadEnvironmentText(object):
 
     @pytest.mark.parametrize('text', ['', '# only a comment\n', b'', '~'])
     def test_empty(self, text):
-        assert bp.load_environment_text(text) == {}
+        assert envfile.load_environment_text(text) == {}
 
     def test_mapping_and_bytes(self):
         text = 'breakpoints:\n  resource: db\nparameters: {a: 1}\n'
         expected = {'breakpoints': {'resource': 'db'},
                     'parameters': {'a': 1}}
-        assert bp.load_environment_text(text) == expected
-        assert bp.load_environment_text(text.encode('utf-8')) == expected
+        assert envfile.load_environment_text(text) == expected
+        assert envfile.load_environment_text(text.encode('utf-8')) == expected
 
     def test_dates_stay_strings_as_in_heat(self):
-        assert bp.load_environment_text('d: 2016-10-17') == {
+        assert envfile.load_environment_text('d: 2016-10-17') == {
             'd': '2016-10-17'}
 
     def test_small_aliases_are_fine(self):
-        env = bp.load_environment_text('a: &x [1, 2]\nb: [*x, *x]\n')
+        env = envfile.load_environment_text('a: &x [1, 2]\nb: [*x, *x]\n')
         assert env == {'a': [1, 2], 'b': [[1, 2], [1, 2]]}
 
     @pytest.mark.parametrize('text, expected', [
@@ -574,32 +579,34 @@ class TestLoadEnvironmentText(object):
         ('a: ' + '[' * 300 + ']' * 300, 'nested too deeply (limit: 200'),
     ])
     def test_refused(self, text, expected):
-        assert expected in _raises(bp.load_environment_text, text)
+        assert expected in _raises(envfile.load_environment_text, text)
 
     def test_yaml_error_message_has_a_position(self):
-        message = _raises(bp.load_environment_text, 'a: 1\nb: [\n')
+        message = _raises(envfile.load_environment_text, 'a: 1\nb: [\n')
         assert '(line 3, column 1)' in message
 
     def test_alias_bomb_refused_quickly(self):
         started = time.monotonic()
-        message = _raises(bp.load_environment_text, _billion_laughs())
+        message = _raises(envfile.load_environment_text, _billion_laughs())
         assert 'aliases expand to more than 100000' in message
         assert time.monotonic() - started < 1.0
 
     def test_too_large(self):
-        text = 'a: "%s"\n' % ('x' * bp.MAX_ENVIRONMENT_SIZE)
+        text = 'a: "%s"\n' % ('x' * envfile.MAX_ENVIRONMENT_SIZE)
         assert 'larger than 1048576 bytes' in _raises(
-            bp.load_environment_text, text)
-        multibyte = 'a: "%s"\n' % ('\u00e9' * (bp.MAX_ENVIRONMENT_SIZE // 2))
-        assert 'larger than' in _raises(bp.load_environment_text, multibyte)
+            envfile.load_environment_text, text)
+        multibyte = 'a: "%s"\n' % (
+            '\u00e9' * (envfile.MAX_ENVIRONMENT_SIZE // 2))
+        assert 'larger than' in _raises(envfile.load_environment_text,
+                                        multibyte)
 
     def test_not_text(self):
-        assert 'got a number' in _raises(bp.load_environment_text, 5)
+        assert 'got a number' in _raises(envfile.load_environment_text, 5)
 
     def test_invalid_encoding(self):
-        assert 'not valid YAML' in _raises(bp.load_environment_text,
+        assert 'not valid YAML' in _raises(envfile.load_environment_text,
                                            b'a: \xff\xfe\x00')
-        assert 'not valid YAML' in _raises(bp.load_environment_text,
+        assert 'not valid YAML' in _raises(envfile.load_environment_text,
                                            'a: \ud800')
 
 
@@ -685,7 +692,7 @@ class TestProperties(object):
     @hypothesis.given(_YAML_TEXT | st.binary(max_size=60))
     def test_load_environment_text_raises_only_breakpoint_error(self, text):
         try:
-            env = bp.load_environment_text(text)
+            env = envfile.load_environment_text(text)
         except BreakpointError as error:
             assert '\n' not in str(error)
         else:
@@ -694,9 +701,9 @@ class TestProperties(object):
     @FAST
     @hypothesis.given(_USER_ENV, _BREAKPOINTS)
     def test_apply_round_trips_and_shows_every_hook(self, env, given):
-        new = bp.apply_to_environment(env, given)
-        assert set(bp.from_environment(new)) == set(given)
-        shown = dict(bp.native_hooks(new))
+        new = registry.apply_to_environment(env, given)
+        assert set(registry.from_environment(new)) == set(given)
+        shown = dict(registry.native_hooks(new))
         for breakpoint in given:
             assert set(breakpoint.hooks) <= set(shown[breakpoint.segments])
             assert bp.parse_name(breakpoint.name,
@@ -706,9 +713,10 @@ class TestProperties(object):
     @hypothesis.given(_USER_ENV, _BREAKPOINTS)
     def test_apply_then_remove_restores_user_env(self, env, given):
         original = copy.deepcopy(env)
-        new = bp.apply_to_environment(env, given)
+        new = registry.apply_to_environment(env, given)
         assert env == original
-        restored = bp.remove_from_environment(new, [b.name for b in given])
+        restored = registry.remove_from_environment(
+            new, [b.name for b in given])
         assert restored == original
 
     @FAST
@@ -725,13 +733,13 @@ class TestProperties(object):
 # -- armed: what holds in a stack with an environment -------------------------
 
 def test_armed_lists_marker_then_hand_set_hooks_once():
-    env = bp.apply_to_environment(
+    env = registry.apply_to_environment(
         {}, bp.parse_names(['web', 'app/db'], ['create']))
     env['resource_registry']['resources'].setdefault('lb', {})['hooks'] = [
         'pre-update', 'post-create']
     env['resource_registry']['resources']['web']['hooks'] = [
         'pre-create', 'pre-delete']  # hand-edited: the marker wins
-    found = bp.armed(env)
+    found = registry.armed(env)
     assert [(b.name, b.actions) for b in found] == [
         ('web', ('create',)), ('app/db', ('create',)), ('lb', ('update',))]
 
@@ -741,13 +749,13 @@ def test_armed_skips_what_it_cannot_parse():
         'x' * 300: {'hooks': 'pre-create'},
         'ok': {'hooks': ['post-create']},
         'fine': {'hooks': 'pre-delete'}}}}
-    assert [(b.name, b.actions) for b in bp.armed(env)] == [
+    assert [(b.name, b.actions) for b in registry.armed(env)] == [
         ('fine', ('delete',))]
 
 
 def test_armed_of_nothing():
-    assert bp.armed(None) == []
-    assert bp.armed({}) == []
+    assert registry.armed(None) == []
+    assert registry.armed({}) == []
 
 
 # -- kinds of hold: before, after, on failure, on change, on replace ---------
@@ -809,21 +817,30 @@ class TestWhen:
                               {'resource': 'a', 'when': 'after'}])
 
     def test_environment_round_trip_keeps_each_kind(self):
-        env = bp.apply_to_environment({}, [
+        env = registry.apply_to_environment({}, [
             bp.parse_name('a'),
             bp.parse_name('a', when='after'),
             bp.parse_name('b', when='failed')])
-        hooks = dict(bp.native_hooks(env))
+        hooks = dict(registry.native_hooks(env))
         assert hooks == {('a',): ('pre-create', 'pre-update', 'post-create',
                                   'post-update')}
-        assert [(b.name, b.when) for b in bp.from_environment(
+        assert [(b.name, b.when) for b in registry.from_environment(
             env)] == [('a', 'before'), ('a', 'after'), ('b', 'failed')]
         # A name removes every kind on it; a breakpoint only its own.
-        only_after = bp.remove_from_environment(
+        only_after = registry.remove_from_environment(
             env, [bp.parse_name('a')])
-        assert [(b.name, b.when) for b in bp.from_environment(
+        assert [(b.name, b.when) for b in registry.from_environment(
             only_after)] == [('a', 'after'), ('b', 'failed')]
-        none_on_a = bp.remove_from_environment(env, ['a'])
-        assert [b.name for b in bp.from_environment(
+        none_on_a = registry.remove_from_environment(env, ['a'])
+        assert [b.name for b in registry.from_environment(
             none_on_a)] == ['b']
-        assert bp.native_hooks(none_on_a) == []
+        assert registry.native_hooks(none_on_a) == []
+
+
+def test_a_lone_star_is_every_resource_at_any_depth():
+    every = bp.parse_name('*', when='failed')
+    assert every.matches('a', 'create')
+    assert every.matches('outer/inner/leaf', 'update')
+    assert not every.matches('outer/leaf', 'create', 'before')
+    assert not bp.parse_name('*/x').matches('outer/inner/x')
+    assert not bp.parse_name('web_*').matches('tier/web_1')

@@ -25,6 +25,7 @@ import pytest
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
@@ -39,7 +40,7 @@ COMMANDS = {
 @pytest.fixture
 def heat():
     fake = fakes.FakeHeat()
-    stack = fake.add_stack('s', env=breakpoints.apply_to_environment(
+    stack = fake.add_stack('s', env=registry.apply_to_environment(
         {}, breakpoints.parse_names(['a2', 'b1'])))
     fake.add_resource(stack, 'a1', 'CREATE_COMPLETE', required_by=['a2'])
     fake.add_resource(stack, 'a2', 'CREATE_IN_PROGRESS',
@@ -105,7 +106,7 @@ def odd_heat(heat):
     Breakpoint names cannot hold control characters, but other resource
     names, status reasons and inputs come from the template as they are.
     """
-    stack = heat.add_stack('odd', env=breakpoints.apply_to_environment(
+    stack = heat.add_stack('odd', env=registry.apply_to_environment(
         {}, breakpoints.parse_names(['r'])))
     heat.add_resource(stack, 'e\x1b[2J', 'CREATE_COMPLETE',
                       'done \x1b]0;title\x07', required_by=['r'])
@@ -162,7 +163,7 @@ def test_continue_and_clear(heat):
 
 def test_continue_on_stock_heat_says_what_still_holds():
     fake = fakes.FakeHeat()
-    stack = fake.add_stack('s', env=breakpoints.apply_to_environment(
+    stack = fake.add_stack('s', env=registry.apply_to_environment(
         {}, breakpoints.parse_names(['a'])))
     fake.add_resource(stack, 'a')
     fake.add_event(stack, 'a', 'CREATE paused until Hook pre-create is '
@@ -256,7 +257,7 @@ def test_legacy_stack_update_nobreakpoint_existing(legacy, heat):
     sent = json.loads(update['files'][name])
     assert sent['resource_registry']['resources']['b1'] == {'hooks': []}
     assert [e['resource'] for e in
-            sent['parameter_defaults'][breakpoints.MARKER]] == ['a2']
+            sent['parameter_defaults'][registry.MARKER]] == ['a2']
 
 
 def test_legacy_stack_create_with_breakpoint(legacy, heat, tmp_path):

@@ -36,6 +36,7 @@ import pytest
 import yaml
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import hooks
 
@@ -46,7 +47,7 @@ TEMPLATE = {
                        for name in ('a1', 'a2', 'b1')},
                       nested={'type': 'OS::Heat::Stack'}),
 }
-MARKER = breakpoints.MARKER
+MARKER = registry.MARKER
 
 
 def make_command(cls, cmd_name, client):
@@ -286,7 +287,7 @@ def test_relative_registry_urls_still_resolve(heat, template, tmp_path):
 
 # -- what update sends -------------------------------------------------------
 
-STORED = breakpoints.apply_to_environment(
+STORED = registry.apply_to_environment(
     {'parameters': {'flavor': 'm2'},
      'resource_registry': {'resources': {'b1': {'hooks': 'pre-delete'}}}},
     breakpoints.parse_names(['a1', 'b1', 'nested/inner']))
@@ -314,7 +315,7 @@ def test_no_breakpoint_with_existing_really_removes(heat, stack):
     assert hooks_of(stored, 'b1') == ['pre-delete']
     assert hooks_of(stored, 'nested', 'inner') == []
     assert marker_names(stored) == []
-    assert breakpoints.from_environment(stored) == []
+    assert registry.from_environment(stored) == []
     assert stored['parameters'] == {'flavor': 'm2'}
 
 
@@ -428,7 +429,7 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
 
     def hold_after_create(**fields):
         body = heat.add_stack(fields['stack_name'])
-        heat.set_environment(body['id'], breakpoints.apply_to_environment(
+        heat.set_environment(body['id'], registry.apply_to_environment(
             {}, breakpoints.parse_names(['a2'])))
         heat.add_resource(body, 'a1', 'CREATE_COMPLETE')
         heat.add_resource(body, 'a2', 'CREATE_IN_PROGRESS',
@@ -520,7 +521,7 @@ def test_full_update_refuses_an_unknown_no_breakpoint(
 
 def test_full_update_accepts_a_stored_or_added_no_breakpoint(heat, stack,
                                                              template):
-    stored = [bp.name for bp in breakpoints.from_environment(
+    stored = [bp.name for bp in registry.from_environment(
         heat.stacks.environment('s'))]
     assert stored
     update(heat, ['s', '-t', template, '--no-breakpoint', stored[0]])

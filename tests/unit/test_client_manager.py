@@ -26,6 +26,7 @@ import pytest
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.v1 import breakpoints as bp_v1
@@ -34,7 +35,7 @@ MASK = bp_v1.MASK
 
 
 def env_with(*names, **actions):
-    return breakpoints.apply_to_environment(
+    return registry.apply_to_environment(
         {}, breakpoints.parse_names(list(names), **actions))
 
 
@@ -312,7 +313,7 @@ def test_clear_armed_on_an_idle_stack_patches_it_out(manager, heat):
     sent = json.loads(update['files'][name])
     assert sent['resource_registry'] == {'resources': {'a': {'hooks': []}}}
     assert [e['resource'] for e in
-            sent['parameter_defaults'][breakpoints.MARKER]] == ['b']
+            sent['parameter_defaults'][registry.MARKER]] == ['b']
 
 
 def test_clear_unknown_breakpoint(manager, heat, nested_stack):

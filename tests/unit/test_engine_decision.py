@@ -26,6 +26,7 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import operations
 from heat_breakpoint import opts
+from heat_breakpoint import registry
 
 opts.register_opts()
 
@@ -35,7 +36,7 @@ class FakeStack:
                  stack_id='s', traversal='t'):
         defaults = {}
         if marker is not None:
-            defaults[breakpoints.MARKER] = marker
+            defaults[registry.MARKER] = marker
         self.env = mock.Mock(param_defaults=defaults)
         self.owner_id = owner_id
         self.parent_resource_name = parent_resource_name
@@ -60,9 +61,9 @@ class FakeResource:
 
 
 def marker_for(*names):
-    env = breakpoints.apply_to_environment(
+    env = registry.apply_to_environment(
         {}, breakpoints.parse_names(list(names), ['create']))
-    return env['parameter_defaults'][breakpoints.MARKER]
+    return env['parameter_defaults'][registry.MARKER]
 
 
 @pytest.fixture
@@ -280,7 +281,7 @@ def test_nothing_holds_while_the_root_rolls_back(read):
 
 
 def test_a_nested_delete_holds_at_the_roots_breakpoints(read):
-    env = breakpoints.apply_to_environment(
+    env = registry.apply_to_environment(
         {}, bps('nest/a', actions=['delete']))
     root = FakeStack(stack_id='root', traversal='rt')
     root.raw_template = mock.Mock(environment=env)
@@ -308,3 +309,9 @@ def test_is_done(op, action, status, expected):
     assert decision.is_done(op, action, status, later, started) is expected
     earlier = started - datetime.timedelta(seconds=1)
     assert decision.is_done(op, action, status, earlier, started) is False
+
+
+def test_the_hold_key_functional_tests_look_for():
+    from heat_breakpoint.engine import parking
+    from tests.functional import test_watch_interactive
+    assert test_watch_interactive.HOLD_KEY == parking.HOLD_KEY

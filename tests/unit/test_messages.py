@@ -20,6 +20,7 @@ import pytest
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
@@ -93,7 +94,7 @@ def test_show_has_nested_depth_like_list_and_continue():
 def heat():
     fake = fakes.FakeHeat()
     fake.add_stack('idle', status='CREATE_COMPLETE',
-                   env=breakpoints.apply_to_environment(
+                   env=registry.apply_to_environment(
                        {}, breakpoints.parse_names(['a', 'b']) +
                        [breakpoints.parse_name('c', 'create')]))
     stack = fake.find('idle')
@@ -164,7 +165,7 @@ def test_update_note_without_other_update_breakpoints():
 
 def test_legacy_output_escapes_template_text(monkeypatch, capsys):
     fake = fakes.FakeHeat()
-    stack = fake.add_stack('s', env=breakpoints.apply_to_environment(
+    stack = fake.add_stack('s', env=registry.apply_to_environment(
         {}, breakpoints.parse_names(['r'])))
     fake.add_resource(stack, 'e\x1b[2J', 'CREATE_COMPLETE',
                       required_by=['r'])

@@ -1,0 +1,193 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Watch cost: one refresh of ``breakpoint watch`` vs one resource list.
+
+``openstack stack breakpoint watch`` refreshes every two seconds for as
+long as an operation runs, so what one refresh costs the server matters
+more than its latency. A refresh is one request (counted here): the
+breakpoints view with ``?progress=1``. It is measured next to what
+``openstack stack resource list`` sends (one ``GET .../resources``), the
+cheapest stock call that could show progress, and, for reference, the
+breakpoints view without progress (``breakpoint list``) and the event
+list ``hook poll`` reads. Each stack is a fan-out of ``OS::Heat::None``
+(``root`` and N-1 dependents) created with breakpoints on three
+dependents and held there, after one update so its event history is not
+trivial; sizes 50, 200 and 400 resources (50 and 200 with ``--quick``)
+show whether the cost stays flat in N.
+
+Per call: the server's CPU time (user + system, from ``/proc``, over a
+batch of calls, divided) and the client's wall time, both medians over
+alternating rounds. Target: a refresh costs the server no more than one
+resource list at every size.
+"""
+
+import io
+import statistics
+import time
+from unittest import mock
+
+from keystoneauth1 import session as ks_session
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import registry
+from heatclient_ext.v1 import watch as watch_v1
+
+import _common
+
+HELD = ('r000', 'r001', 'r002')
+BATCH = 20
+TARGET = 1.0
+
+
+def stack_name(size):
+    return 'wc%d' % size
+
+
+def build(server, size):
+    hc = server.client()
+    name = stack_name(size)
+    tmpl = _common.fan_out(size - 1)
+    hc.stacks.create(stack_name=name, template=tmpl)
+    server.wait_stack(name, 'CREATE', interval=0.2)
+    # An update with the breakpoints (an event history, then the holds).
+    tmpl['resources']['root']['metadata'] = {'round': 1}
+    env = registry.apply_to_environment(
+        {}, breakpoints.parse_names(HELD, ['update']))
+    hc.stacks.update(name, template=tmpl, environment=env)
+    deadline = time.monotonic() + 300
+    manager_rows = []
+    while len(manager_rows) < len(HELD):
+        if time.monotonic() > deadline:
+            raise _common.BenchError('%s: breakpoints not reached' % name)
+        time.sleep(0.5)
+        body = hc.http_client.get('/stacks/%s/breakpoints' % name).json()
+        manager_rows = [row for row in body['breakpoints']
+                        if row['state'] == 'held']
+    time.sleep(2)  # let the rest of the update settle
+    return {'resources': len(hc.resources.list(name)),
+            'events': server.count_events(name)}
+
+
+def calls(hc, name):
+    session = watch_v1.Session(hc, name, io.StringIO())
+    return {
+        'watch refresh (view ?progress=1)': session.refresh,
+        'openstack stack resource list': lambda: hc.resources.list(name),
+        'breakpoint list (view)': lambda: hc.http_client.get(
+            '/stacks/%s/breakpoints' % name),
+        'hook poll\'s event list': lambda: hc.events.list(
+            name, sort_dir='asc'),
+    }
+
+
+def requests_per_refresh(hc, name):
+    """How many HTTP requests one watch refresh sends."""
+    session = watch_v1.Session(hc, name, io.StringIO())
+    session.refresh()  # the first one resolves the name
+    real = ks_session.Session.request
+    sent = []
+
+    def counting(self, url, method, **kwargs):
+        sent.append((method, url))
+        return real(self, url, method, **kwargs)
+
+    with mock.patch.object(ks_session.Session, 'request', counting):
+        snap = session.refresh()
+    if snap.progress is None or len(watch_v1.held_rows(snap)) != len(HELD):
+        raise _common.BenchError('refresh did not see the holds: %r'
+                                 % (snap,))
+    return sent
+
+
+def measure(server, name, rounds):
+    hc = server.client()
+    found = calls(hc, name)
+    for call in found.values():  # warm up
+        call()
+    cpu, wall = {}, {}
+    for round_ in range(rounds):
+        for title in _common.order(list(found), round_):
+            call = found[title]
+            before = server.cpu_seconds()
+            began = time.perf_counter()
+            for _ in range(BATCH):
+                call()
+            wall.setdefault(title, []).append(
+                (time.perf_counter() - began) / BATCH * 1000)
+            cpu.setdefault(title, []).append(
+                (server.cpu_seconds() - before) / BATCH * 1000)
+    return cpu, wall
+
+
+def main():
+    parser = _common.parser(__doc__)
+    parser.add_argument('--rounds', type=int,
+                        help='rounds of %d calls each (default 12; 5 with '
+                             '--quick)' % BATCH)
+    args = parser.parse_args()
+    rounds = args.rounds or (5 if args.quick else 12)
+    sizes = (50, 200) if args.quick else (50, 200, 400)
+    clock = _common.Clock()
+    _common.header('watch cost: one watch refresh vs one resource list',
+                   args.quick)
+    results = {}
+    with _common.servers((_common.PLUGIN,), keep=args.keep) as started:
+        server = started[0]
+        for size in sizes:
+            info = build(server, size)
+            _common.note('%d resources, %d events, held at %s (update)'
+                         % (info['resources'], info['events'],
+                            ', '.join(HELD)))
+        sent = requests_per_refresh(server.client(), stack_name(sizes[-1]))
+        _common.note('requests per watch refresh: %d (%s)' % (
+            len(sent), ', '.join('%s %s' % (method, url.split('/v1/')[-1])
+                                 for method, url in sent)))
+        for size in sizes:
+            results[size] = measure(server, stack_name(size), rounds)
+    report(results)
+    clock.footer()
+    return 0
+
+
+def report(results):
+    verdicts = []
+    for size, (cpu, wall) in results.items():
+        _common.note('')
+        _common.note('-- %d resources: per call, ms (server CPU | client '
+                     'wall), median of rounds of %d' % (size, BATCH))
+        for title in cpu:
+            _common.note('  %-36s CPU %7.2f   wall %7.2f' % (
+                title, statistics.median(cpu[title]),
+                statistics.median(wall[title])))
+        refresh = statistics.median(cpu['watch refresh (view ?progress=1)'])
+        listing = statistics.median(cpu['openstack stack resource list'])
+        ratio = refresh / listing if listing else float('nan')
+        verdicts.append(ratio <= TARGET)
+        _common.note('  %-36s %.2f' % (
+            'server CPU, refresh / resource list', ratio))
+    _common.note('')
+    flat = [statistics.median(cpu['watch refresh (view ?progress=1)'])
+            for cpu, _wall in results.values()]
+    growth = [statistics.median(cpu['openstack stack resource list'])
+              for cpu, _wall in results.values()]
+    sizes = list(results)
+    _common.note('Summary: server CPU per refresh %s ms at %s resources '
+                 '(resource list: %s ms); target refresh <= resource list '
+                 'at every size: %s' % (
+                     ' / '.join('%.2f' % value for value in flat),
+                     ' / '.join(str(size) for size in sizes),
+                     ' / '.join('%.2f' % value for value in growth),
+                     'met' if all(verdicts) else 'MISSED'))
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

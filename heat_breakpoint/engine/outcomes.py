@@ -1,0 +1,226 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Holds after a resource's action, and on its failure.
+
+The seam runs Heat's own create, update or delete of a resource through
+:func:`run`. When the action completed and an ``after`` breakpoint
+matches, the resource is held done (``<ACTION>_COMPLETE``) with its
+attributes resolved for the hit; when it raised Heat's resource failure
+and a ``failed`` breakpoint matches, the failure is held instead of
+failing the stack (the resource keeps ``<ACTION>_FAILED`` and Heat's
+error). Both park like a hold before the action (:func:`parking.park`).
+
+Their release (:func:`released`) leaves a note that the re-dispatched
+check reads first (:func:`resume`): after an ``after`` hold the check
+only hands the resource's data to its dependents, the action is not run
+again; after a failure hold, ``retry`` puts the resource back as it was
+before the action, which then runs again in the same operation, and any
+other release lets the failure go on exactly as stock Heat would have
+let it (:class:`HeldFailure`: the stack fails, rolls back if enabled).
+"""
+
+import json
+
+from oslo_log import log as logging
+
+from heat.common import exception
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import parking
+from heat_breakpoint import reasons
+
+LOG = logging.getLogger(__name__)
+
+# Resource data key: what the re-dispatched check of a released hold does.
+RESUME_KEY = 'breakpoint_resume'
+PROPAGATE = 'propagate'
+FAIL = 'fail'
+
+# Heat's catch-all attribute, which may ask the service for everything.
+_SHOW_ATTRIBUTE = 'show'
+
+
+class HeldFailure(exception.ResourceFailure):
+    """The failure a hold kept, raised again as Heat first raised it.
+
+    Heat's convergence check turns it into the stack's failure with the
+    same words as it would have without the hold.
+    """
+
+    def __init__(self, text: str, action: str):
+        Exception.__init__(self, text)
+        self.text = text
+        self.action = action
+        self.resource = None
+        self.exc = None
+        self.error = ''
+        self.path = []
+        self.error_message = text
+
+    def __str__(self):
+        return self.text
+
+
+def eligible(stack_action: str, action: str, adopting: bool = False) -> bool:
+    """Whether a resource's ``action`` in a stack's operation may hold.
+
+    A create holds in a stack create or update (a resource the update
+    adds, or a replacement), an update in a stack update, a delete in a
+    stack delete. Nothing holds in a rollback or an adopt.
+    """
+    if adopting:
+        return False
+    return {'CREATE': stack_action in ('CREATE', 'UPDATE'),
+            'UPDATE': stack_action == 'UPDATE',
+            'DELETE': stack_action == 'DELETE'}.get(action, False)
+
+
+def run(rsrc, action: str, properties, stock):
+    """Run Heat's action (``stock()``); hold after it or on its failure."""
+    before = [rsrc.action, rsrc.status, rsrc.status_reason]
+    try:
+        result = stock()
+    except exception.ResourceFailure as exc:
+        _hold_failure(rsrc, exc, properties, before)
+        raise
+    _hold_after(rsrc, action, properties)
+    return result
+
+
+def _hold_failure(rsrc, exc, properties, before) -> None:
+    action = str(exc.action or rsrc.action).upper()
+    if (rsrc.status != rsrc.FAILED or rsrc.id is None or
+            not eligible(rsrc.stack.action, action,
+                         bool(rsrc.stack.adopt_stack_data))):
+        return
+    rule = decision.hold_rule(rsrc, action, breakpoints.FAILED)
+    if rule is None:
+        return
+    error = str(exc)
+    parking.park(rsrc, rule, action, properties, when=breakpoints.FAILED,
+                 details={'error': error}, error=error, before=before)
+
+
+def _hold_after(rsrc, action: str, properties) -> None:
+    if rsrc.status != rsrc.COMPLETE or rsrc.id is None:
+        return
+    if action == 'DELETE' and rsrc.action != rsrc.DELETE:
+        return  # nothing was deleted: not this operation's to delete
+    if not eligible(rsrc.stack.action, action,
+                    bool(rsrc.stack.adopt_stack_data)):
+        return
+    rule = decision.hold_rule(rsrc, action, breakpoints.AFTER)
+    if rule is None:
+        return
+    found = {} if action == 'DELETE' else attributes(rsrc)
+    parking.park(rsrc, rule, action, properties, when=breakpoints.AFTER,
+                 details={'attributes': found})
+
+
+def attributes(rsrc) -> dict:
+    """The resource's attributes as resolved now, secrets masked.
+
+    An attribute that cannot be resolved shows why.
+    """
+    found = {}
+    for name in sorted(rsrc.attributes):
+        if name == _SHOW_ATTRIBUTE:
+            continue
+        try:
+            found[name] = rsrc.FnGetAtt(name)
+        except Exception as exc:
+            found[name] = 'unavailable: %s' % exc
+    found = json.loads(json.dumps(found, default=str))
+    return inputs.mask(found, inputs.hidden_values(rsrc.stack))
+
+
+def refusal(record, how: str, resource_id=None):
+    """Why a release ``how`` cannot apply to this hold, or None."""
+    when = record.get('when', breakpoints.BEFORE)
+    name, action = record['breakpoint'], record['action']
+    if how == reasons.RELEASE_RETRY:
+        if when != breakpoints.FAILED:
+            return ('%s is held %s %s, not on its failure: retry applies '
+                    'to a resource held on failure' % (name, when, action))
+        if action == 'CREATE' and resource_id:
+            return ('The failed %s of %s left physical resource %s: '
+                    'retrying would lose it; use continue, clear or a '
+                    'stack update' % (action, name, resource_id))
+    if how == reasons.RELEASE_STEP and when == breakpoints.FAILED:
+        return ('%s is held on its %s failure: use retry, continue or '
+                'clear' % (name, action))
+    return None
+
+
+def check_release(rsrc, details) -> None:
+    """Refuse a release signal that does not fit the hold it names."""
+    if not isinstance(details, dict) or 'unset_hook' not in details:
+        return
+    how = details.get(reasons.SIGNAL_KEY)
+    if how not in (reasons.RELEASE_RETRY, reasons.RELEASE_STEP):
+        return
+    record = parking.record_of(rsrc)
+    if record is None or record['hook'] != details['unset_hook']:
+        if how == reasons.RELEASE_RETRY:
+            raise exception.InvalidBreakPointHook(
+                message='%s is not held on failure: nothing to retry'
+                % rsrc.name)
+        return
+    why = refusal(record, how, rsrc.resource_id)
+    if why:
+        raise exception.InvalidBreakPointHook(message=why)
+
+
+def released(rsrc, record, how: str) -> None:
+    """Called by :func:`parking.release` for a hold after or on failure.
+
+    The hold is claimed (its state restored); say what the re-dispatched
+    check does.
+    """
+    when = record.get('when')
+    if when == breakpoints.AFTER:
+        _note(rsrc, record, PROPAGATE)
+    elif when == breakpoints.FAILED and how == reasons.RELEASE_RETRY:
+        # As before the action: the check runs it again.
+        parking._set_state(rsrc, *record['before'])
+    elif when == breakpoints.FAILED:
+        _note(rsrc, record, FAIL, error=record.get('error', ''))
+
+
+def _note(rsrc, record, then: str, **extra) -> None:
+    rsrc.data_set(RESUME_KEY, json.dumps(dict(
+        extra, traversal=record['traversal'], then=then,
+        action=record['action'])))
+
+
+def resume(rsrc) -> bool:
+    """Called first by every convergence check of a resource.
+
+    True: a hold after the action was released, the check only hands
+    the resource's data on. Raises :class:`HeldFailure` when a held
+    failure was let go. False otherwise (a note of an older operation is
+    dropped).
+    """
+    raw = rsrc.data().get(RESUME_KEY)
+    if not raw:
+        return False
+    rsrc.data_delete(RESUME_KEY)
+    note = json.loads(raw)
+    if note.get('traversal') != rsrc.stack.current_traversal:
+        return False
+    if note.get('then') == FAIL:
+        LOG.info('Letting the held %s failure of %s go on',
+                 note['action'], rsrc.name)
+        raise HeldFailure(note.get('error', ''), note['action'])
+    return True

@@ -1,0 +1,103 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""``openstack stack breakpoint watch [--interactive]``.
+
+A thin cliff command over :class:`heatclient_ext.v1.watch.Session`; the
+exit code is the session's: 0 when the operation completes, 1 when it
+fails, 130 on Ctrl-C (the operation itself is left as it is).
+"""
+
+import logging
+import sys
+
+from osc_lib.command import command
+from osc_lib import exceptions as osc_exc
+
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import watch as watch_v1
+
+DEFAULT_INTERVAL = 2.0
+
+
+def interval_argument(text):
+    """argparse type of ``--interval``: seconds, from 0.1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0
+    if value < 0.1:
+        import argparse
+        raise argparse.ArgumentTypeError(
+            _('must be a number of seconds from 0.1, got %r') % text)
+    return value
+
+
+def add_interactive_option(parser):
+    parser.add_argument(
+        '--interactive', '-i', action='store_true',
+        help=_('When something is held, prompt: Enter steps the resource '
+               'the prompt names; a name or glob releases those; c '
+               'continues; "to R", "set R", "clear R"; cancel cancels '
+               'the operation (Heat rolls back); q leaves it held'))
+
+
+def _isatty(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def session(app, client, stack, nested_depth=None,
+            interval=DEFAULT_INTERVAL, interactive=False):
+    """A :class:`watch_v1.Session` on the app's terminal."""
+    out = app.stdout
+    return watch_v1.Session(
+        client, stack, out, stdin=getattr(app, 'stdin', None) or sys.stdin,
+        nested_depth=nested_depth, interval=interval,
+        interactive=interactive, redraw=_isatty(out))
+
+
+def watch(app, client, args):
+    try:
+        return session(app, client, args.stack, args.nested_depth,
+                       args.interval, args.interactive).run()
+    except exceptions.USER_ERRORS as exc:
+        raise osc_exc.CommandError(str(exc))
+
+
+class WatchBreakpoint(command.Command):
+    """Watch a stack's operation live until it ends"""
+
+    log = logging.getLogger(__name__ + '.WatchBreakpoint')
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('stack', metavar='<stack>',
+                            help=_('Name or ID of the stack'))
+        parser.add_argument(
+            '--nested-depth', metavar='<depth>', type=bp_v1.depth_argument,
+            help=_('How deep below the stack to count resources and look '
+                   'for held ones (default: all the way down)'))
+        parser.add_argument(
+            '--interval', metavar='<seconds>', type=interval_argument,
+            default=DEFAULT_INTERVAL,
+            help=_('Seconds between refreshes (default: %s)')
+            % DEFAULT_INTERVAL)
+        add_interactive_option(parser)
+        return parser
+
+    def take_action(self, parsed_args):
+        return watch(self.app, self.app.client_manager.orchestration,
+                     parsed_args)

@@ -1,0 +1,296 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The watch session's pure parts: answers, drawing, the loop's exits.
+
+The loop runs here over snapshots given in turn (no server); the real
+server and terminal are in ``tests/functional/test_watch*.py``.
+"""
+
+import datetime
+import io
+import types
+from unittest import mock
+
+import pytest
+
+from heat_breakpoint.engine import progress as progress_engine
+from heatclient_ext.v1 import watch
+
+
+def row(name, state='held', breakpoint='node_*'):
+    return {'resource': name, 'state': state, 'action': 'CREATE',
+            'breakpoint': breakpoint, 'held_since': '', 'hook': 'pre-create',
+            'form': 'plugin', 'stack': 's/id', 'resource_name': name,
+            'timeout_remaining': '0:59:00'}
+
+
+HELD = [row('node_1'), row('node_2'), row('node_3')]
+
+
+def snap(status='CREATE_IN_PROGRESS', rows=(), done=1, total=4, **counts):
+    base = dict.fromkeys(watch.STATES, 0)
+    base.update(counts)
+    return watch.Snapshot('s', 'id', status, list(rows), {
+        'counts': base, 'done': done, 'total': total, 'elapsed': 75,
+        'timeout_remaining': '0:58:45',
+        'events': [{'time': '2026-11-30T20:19:19Z', 'resource': 'node_1',
+                    'action': 'CREATE', 'status': 'IN_PROGRESS',
+                    'reason': 'Breakpoint node_* reached'}]})
+
+
+# -- answers ------------------------------------------------------------------
+
+@pytest.mark.parametrize('text,expected', [
+    ('', ('step', 'node_1')),
+    ('\n', ('step', 'node_1')),
+    ('node_2', ('release', ['node_2'])),
+    ('node_*', ('release', ['node_1', 'node_2', 'node_3'])),
+    ('node_[13]', ('release', ['node_1', 'node_3'])),
+    ('c', ('continue', None)),
+    ('continue', ('continue', None)),
+    ('to final', ('to', 'final')),
+    ('set node_9', ('set', 'node_9')),
+    ('clear node_2', ('clear', 'node_2')),
+    ('cancel', ('cancel', None)),
+    ('q', ('quit', None)),
+])
+def test_answers(text, expected):
+    assert tuple(watch.parse_answer(text, HELD)) == expected
+
+
+@pytest.mark.parametrize('text,message', [
+    ('node_9', 'node_9 is not held (did you mean node_'),
+    ('web', 'web is not held (held: node_1, node_2, node_3)'),
+    ('node_[', 'bad pattern node_[: "[" without "]"'),
+    ('db_*', 'no held resource matches db_* (held: node_1'),
+    ('to', '"to" takes one resource'),
+    ('set a b', '"set" takes one resource'),
+    ('to node_*', 'takes one resource, not a pattern'),
+    ('release all now', 'unknown answer'),
+])
+def test_bad_answers_are_one_line_errors(text, message):
+    with pytest.raises(watch.AnswerError) as caught:
+        watch.parse_answer(text, HELD)
+    assert message in str(caught.value)
+    assert '\n' not in str(caught.value)
+
+
+def test_enter_with_nothing_held():
+    with pytest.raises(watch.AnswerError, match='nothing is held'):
+        watch.parse_answer('', [])
+
+
+# -- drawing ------------------------------------------------------------------
+
+def test_bar():
+    assert watch.bar(3, 6, width=10) == '[#####.....] 3 of 6 done'
+    assert watch.bar(0, 0, width=4) == '[....] 0 of 0 done'
+
+
+def test_frame_shows_counts_held_events_and_the_session():
+    lines = watch.frame(snap(rows=HELD, held=3, complete=1),
+                        log=['released node_0 (step)'])
+    text = '\n'.join(lines)
+    assert lines[0] == ('Stack s  CREATE_IN_PROGRESS  elapsed 0:01:15  '
+                        'timeout in 0:58:45')
+    assert '1 of 4 done' in lines[1]
+    assert lines[2].startswith('waiting 0  in progress 0  held 3')
+    assert 'Held (3):' in text and 'at breakpoint node_*' in text
+    assert '20:19:19  node_1  CREATE_IN_PROGRESS  Breakpoint' in text
+    assert text.endswith('This session:\n  released node_0 (step)')
+
+
+def test_template_text_is_escaped():
+    evil = row('node_\x1b[2Jx')
+    shot = snap(rows=[evil])
+    shot.progress['events'][0]['reason'] = 'bad\x1b]0;title\x07'
+    for text in ('\n'.join(watch.frame(shot)), watch.change_line(shot)):
+        assert '\x1b' not in text and '\x07' not in text
+
+
+def test_change_line():
+    assert watch.change_line(snap(rows=HELD[:2], held=2)) == (
+        's CREATE_IN_PROGRESS 1 of 4 done | waiting 0  in progress 0  '
+        'held 2  complete 0  failed 0 | held: node_1, node_2')
+
+
+# -- the loop -----------------------------------------------------------------
+
+class FakeManager:
+
+    def __init__(self):
+        self.calls = []
+
+    def release(self, stack, name, how, rows):
+        self.calls.append(('release', name, how))
+        return rows
+
+    def continue_(self, stack, to=None):
+        self.calls.append(('continue', to))
+        return HELD
+
+    def get_stack(self, stack):
+        return types.SimpleNamespace(stack_status_reason='Resource failed')
+
+
+def session(shots, answers='', interactive=False, cancel=None):
+    out = io.StringIO()
+    sess = watch.Session(mock.Mock(), 's', out, stdin=io.StringIO(answers),
+                         interval=0, interactive=interactive,
+                         sleep=lambda seconds: None, cancel=cancel)
+    sess.manager = FakeManager()
+    shots = iter(shots)
+
+    def fetch(*args):
+        shot = next(shots)
+        if isinstance(shot, BaseException):
+            raise shot
+        return shot
+
+    return sess, out, mock.patch.object(watch, 'fetch', side_effect=fetch)
+
+
+def test_exit_0_on_complete_and_one_line_per_change():
+    sess, out, patched = session([snap(), snap(), snap(done=2),
+                                  snap('UPDATE_COMPLETE', done=4)])
+    with patched:
+        assert sess.run() == 0
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4  # the repeated state printed once
+    assert lines[-1] == 'Stack s UPDATE_COMPLETE'
+
+
+def test_exit_1_on_failed_with_the_reason():
+    sess, out, patched = session([snap('CREATE_FAILED')])
+    with patched:
+        assert sess.run() == 1
+    assert out.getvalue().splitlines()[-1] == (
+        'Stack s CREATE_FAILED: Resource failed')
+
+
+def test_exit_130_on_ctrl_c_touches_nothing():
+    sess, out, patched = session([snap(rows=HELD), KeyboardInterrupt()])
+    with patched:
+        assert sess.run() == 130
+    assert 'interrupted: the operation stays held at node_1, node_2, ' \
+        'node_3' in out.getvalue()
+    assert sess.manager.calls == []
+
+
+def test_bad_answer_releases_nothing_then_enter_steps_one():
+    sess, out, patched = session(
+        [snap(rows=HELD), snap(rows=HELD[1:]), snap('CREATE_COMPLETE')],
+        answers='node_9\n\n', interactive=True)
+    with patched:
+        assert sess.run() == 0
+    assert sess.manager.calls == [('release', 'node_1', 'step')]
+    text = out.getvalue()
+    assert 'error: node_9 is not held' in text
+    assert 'released node_1 (step)' in text
+
+
+def test_q_and_end_of_input_leave_the_operation_held():
+    for answers in ('q\n', ''):
+        sess, out, patched = session([snap(rows=HELD)], answers=answers,
+                                     interactive=True)
+        with patched:
+            assert sess.run() == 0
+        assert 'left: the operation stays held at node_1' in out.getvalue()
+        assert sess.manager.calls == []
+
+
+def test_cancel_releases_what_is_held_then_frees_rollback_holds():
+    cancelled = []
+    sess, out, patched = session(
+        [snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
+         snap('ROLLBACK_IN_PROGRESS', rows=[row('node_2')]),
+         snap('ROLLBACK_COMPLETE')],
+        answers='cancel\n', interactive=True, cancel=cancelled.append)
+    with patched:
+        assert sess.run() == 0
+    assert cancelled == ['s/id']
+    assert sess.manager.calls == [('release', 'node_1', 'clear'),
+                                  ('release', 'node_2', 'continue')]
+    assert 'released node_2 (continue) during the rollback' in \
+        out.getvalue()
+
+
+# -- the engine's counting ---------------------------------------------------
+
+def test_walked_nodes_are_the_update_nodes_or_for_delete_the_cleanup():
+    deps = {'edges': [[[1, True], [2, True]], [[3, False], None],
+                      [[1, False], [1, True]]]}
+    assert progress_engine._walked(
+        {'current_deps': deps, 'action': 'UPDATE'}) == {1, 2}
+    assert progress_engine._walked(
+        {'current_deps': deps, 'action': 'DELETE'}) == {1, 3}
+    assert progress_engine._walked(
+        {'current_deps': None, 'action': 'CREATE'}) is None
+
+
+@pytest.mark.parametrize('action,status,template,when,expected', [
+    ('UPDATE', 'IN_PROGRESS', 1, 5, 'in_progress'),
+    ('INIT', 'COMPLETE', 2, 5, 'waiting'),
+    ('CREATE', 'COMPLETE', 1, 0, 'waiting'),   # not visited yet
+    ('CREATE', 'COMPLETE', 2, 5, 'complete'),  # visited, unchanged
+    ('UPDATE', 'FAILED', 2, 5, 'failed'),
+    ('UPDATE', 'FAILED', 1, 0, 'waiting'),     # an earlier failure
+])
+def test_state_of_a_row(action, status, template, when, expected):
+    started = datetime.datetime(2026, 1, 1, 0, 0, 3)
+    changed = datetime.datetime(2026, 1, 1, 0, 0, when)
+    found = types.SimpleNamespace(action=action, status=status,
+                                  current_template_id=template,
+                                  updated_at=changed, created_at=changed)
+    stack = {'action': 'UPDATE', 'raw_template_id': 2}
+    assert progress_engine._state(found, stack, started) == expected
+
+
+# -- the view's parameter and the create/update option -----------------------
+
+@pytest.mark.parametrize('query,asked', [
+    ('', False), ('?progress=0', False), ('?progress=1', True),
+    ('?nested_depth=1&progress=1', True)])
+def test_the_view_passes_progress_only_when_asked(query, asked):
+    import webob
+
+    from heat_breakpoint.api import filter as bp_filter
+    from tests.unit import test_api_view
+    request = webob.Request.blank('/admin/stacks/web/breakpoints' + query)
+    request.context = test_api_view._context('admin')
+    the_filter = bp_filter.BreakpointFilter(lambda e, s: [], 100)
+    engine = the_filter.view._engine = mock.Mock()
+    engine.make_msg.side_effect = lambda method, **kw: (method, kw)
+    engine.call.return_value = {'stack': {}, 'breakpoints': []}
+    request.get_response(the_filter)
+    kwargs = engine.call.call_args[0][1][1]
+    assert kwargs.get('progress', False) is asked
+    assert asked or 'progress' not in kwargs  # an older engine still answers
+
+
+def test_create_and_update_take_interactive():
+    from heatclient.osc.v1 import stack as heat_stack
+
+    from heatclient_ext import fakes
+    from tests.unit import test_client_hooks
+    for cls, name in ((heat_stack.CreateStack, 'stack create'),
+                      (heat_stack.UpdateStack, 'stack update')):
+        cmd = test_client_hooks.make_command(cls, name, fakes.FakeHeat())
+        options = cmd.get_parser('openstack ' + name)._option_string_actions
+        assert options['-i'] is options['--interactive']
+
+
+def test_a_long_held_list_is_cut_on_the_screen():
+    many = [row('node_%03d' % index) for index in range(30)]
+    text = '\n'.join(watch.frame(snap(rows=many, held=30)))
+    assert 'Held (30):' in text and 'node_011' in text
+    assert 'node_012' not in text and '... and 18 more' in text
