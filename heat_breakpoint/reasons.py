@@ -38,6 +38,11 @@ COMMANDED = {
           'operation',
 }
 
+# A hold that depends on what the update will do (``when: changed`` or
+# ``replaced``) names the planned change instead of the hook.
+HELD_CHANGE = 'Breakpoint %(name)s reached before %(action)s (%(change)s)'
+CHANGES = ('in-place', 'replace', 'add', 'remove')
+
 _HELD_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
     r'\((?P<hook>pre-[a-z]+)\)$')
@@ -46,6 +51,9 @@ _HELD_AFTER_RE = re.compile(
     r'\((?P<hook>post-[a-z]+)\)$')
 _HELD_FAILED_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached on (?P<action>[A-Z]+) failure$')
+_HELD_CHANGE_RE = re.compile(
+    r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
+    r'\((?P<change>%s)\)$' % '|'.join(re.escape(c) for c in CHANGES))
 
 # Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
 # our commands released the hold. Stock Heat ignores it.
@@ -80,12 +88,18 @@ def held(name: str, action: str, hook: str, when: str = 'before') -> str:
     return text % {'name': name, 'action': action, 'hook': hook}
 
 
+def held_change(name: str, action: str, change: str) -> str:
+    return HELD_CHANGE % {'name': name, 'action': action, 'change': change}
+
+
 def parse_held(reason: str | None) -> dict | None:
     """Return name, action and hook of a hit's reason, or None.
 
     A hold before the action gives exactly those three keys; one after it
     or on its failure adds ``when`` (``after``, ``failed``); a failure's
-    hook is the action's post-* hook, which releases it.
+    hook is the action's post-* hook, which releases it. A hold on a
+    planned change (``when: changed|replaced``) adds ``change`` (in-place,
+    replace, add, remove); its hook is the action's pre-* hook.
     """
     reason = reason or ''
     match = _HELD_RE.match(reason)
@@ -99,6 +113,10 @@ def parse_held(reason: str | None) -> dict | None:
         found = match.groupdict()
         return dict(found, hook='post-' + found['action'].lower(),
                     when='failed')
+    match = _HELD_CHANGE_RE.match(reason)
+    if match:
+        found = match.groupdict()
+        return dict(found, hook='pre-' + found['action'].lower())
     return None
 
 

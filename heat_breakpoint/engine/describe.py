@@ -49,7 +49,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
         'timeout_remaining': remaining, 'resource_status': '',
         'resource_status_reason': '', 'requires': [], 'required_by': [],
         'next': [], 'inputs': None, 'attributes': None, 'error': '',
-        'event': ''}
+        'event': '', 'change': None}
     if rsrc is not None:
         result['stack'] = '%s/%s' % (rsrc.stack.name, rsrc.stack.id)
         result['resource_status'] = '%s_%s' % (rsrc.action, rsrc.status)
@@ -66,10 +66,13 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
             _hit(result, rsrc)
         return result
     action = root['action'] if root['status'] == 'IN_PROGRESS' else None
-    rule = decision.explain(found, tuple(path.split('/')),
-                            (action or 'create').lower(),
-                            first=rsrc is not None and
-                            not rsrc.t.required_resource_names())
+    first = rsrc is not None and not rsrc.t.required_resource_names()
+    rule = None
+    for when in breakpoints.WHENS:  # e.g. an on-change rule not reached yet
+        rule = decision.explain(found, tuple(path.split('/')),
+                                (action or 'create').lower(), when, first)
+        if rule is not None:
+            break
     if rule is not None:
         result.update(
             state=ARMED if rule.armed else DISARMED,
@@ -87,6 +90,8 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
 def _hit(result, rsrc) -> None:
     """The held resource's inputs and event, as the hit stored them."""
     record = parking.record_of(rsrc)
+    # The planned change of a ``when: changed|replaced`` hold.
+    result['change'] = (record or {}).get('change')
     inputs_id = (record or {}).get('inputs_id')
     if inputs_id is None:
         return

@@ -129,7 +129,9 @@ def _show_held(rsrc, name, action, properties, atomic=True,
     hook = hook_of(action, when)
     path = decision.resource_path(rsrc)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
-    reason = reasons.held(name, action, hook, when)
+    planned = record.get('change')  # a hold on a planned change
+    reason = (reasons.held_change(name, action, planned['kind'])
+              if planned else reasons.held(name, action, hook, when))
     state = (action, IN_PROGRESS, reason)
     if when == breakpoints.AFTER:
         state = (rsrc.action, rsrc.status, reason)

@@ -32,7 +32,11 @@ It also adds one engine RPC method, ``breakpoint_list``, which answers the
 API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
 On stacks with breakpoints it masks hidden parameter values in resource
 events (``Resource._add_event``), since those events are what users read
-while debugging.
+while debugging. Breakpoints that hold only where an update changes or
+replaces a resource (:mod:`heat_breakpoint.engine.changes`) hold inside
+Heat's own update decision (``Resource._needs_update``, wrapped on the
+resource object of one update check) and before the CREATE or DELETE of
+resources an update adds or removes.
 
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
@@ -69,6 +73,20 @@ EXPECTED = {
 # Ends a parameter list the wrapper takes as a prefix (later parameters,
 # which some Heat releases add, are passed on as they come).
 MORE = '...'
+
+# Where Heat decides an update, which :mod:`changes` wraps on the resource
+# object of one update check (``when: changed|replaced``) or calls.
+EXPECTED_CHANGES = {
+    '_needs_update': ('self', 'after', 'before', 'after_props',
+                      'before_props', 'prev_resource', 'check_init_complete'),
+    'update_template_diff_properties': ('self', 'after_props',
+                                        'before_props'),
+    'update_template_diff': ('self', 'after', 'before'),
+    'needs_replace_with_tmpl_diff': ('self', 'tmpl_diff'),
+    'needs_replace_with_prop_diff': ('self', 'changed_properties_set',
+                                     'after_props', 'before_props'),
+    'calc_update_allowed': ('self', 'props'),
+}
 EXPECTED_STACK = {
     'time_elapsed': ('self',),
     'state_set': ('self', 'action', 'status', 'reason'),
@@ -112,6 +130,7 @@ def _check_methods(cls, expected) -> None:
 
 def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
     _check_methods(resource_cls, EXPECTED)
+    _check_methods(resource_cls, EXPECTED_CHANGES)
     _check_methods(stack_cls, EXPECTED_STACK)
     _check_methods(service_cls, EXPECTED_SERVICE)
     if hasattr(service_cls, LIST_METHOD):
@@ -146,6 +165,7 @@ def install() -> bool:
         from heat.engine import stack
         _check(resource.Resource, stack.Stack, service.EngineService,
                check_resource)
+        from heat_breakpoint.engine import changes
         from heat_breakpoint.engine import commands
         from heat_breakpoint.engine import deadlines
         from heat_breakpoint.engine import decision
@@ -162,7 +182,9 @@ def install() -> bool:
                         list(EXPECTED_SERVICE) + [LIST_METHOD])):
         _replaced.extend((cls, name, cls.__dict__.get(name))
                          for name in names)
-    # Innermost first: the hold before an action wraps the others.
+    # Innermost first: the hold before an action wraps the others; a hold
+    # on a planned change sits inside Heat's own update decision.
+    _wrap_changes(resource.Resource, changes)
     _wrap_outcomes(resource.Resource, outcomes)
     _wrap(resource.Resource, decision, parking, events)
     _wrap_stack(stack.Stack, deadlines)
@@ -270,6 +292,44 @@ def _wrap(cls, decision, parking, events) -> None:
     cls._unset_hook = _unset_hook
     cls._signal_check_action = _signal_check_action
     cls._add_event = _add_event
+
+
+def _wrap_changes(cls, changes) -> None:
+    """Holds on a planned change (``when: changed|replaced``).
+
+    An update check of a stack with such breakpoints gets Heat's own
+    decision inside ``Resource.update`` wrapped on its resource object
+    (``begin_update``), which holds or goes on. Resources the update adds
+    or removes are held before their CREATE or DELETE.
+    """
+    create = cls.create_convergence
+    update = cls.update_convergence
+    delete = cls.delete_convergence
+
+    @functools.wraps(create)
+    def create_convergence(self, template_id, requires, engine_id,
+                           timeout, progress_callback=None):
+        changes.park_added(self)
+        return create(self, template_id, requires, engine_id, timeout,
+                      progress_callback)
+
+    @functools.wraps(update)
+    def update_convergence(self, template_id, new_requires, engine_id,
+                           timeout, new_stack, progress_callback=None):
+        changes.begin_update(self, new_stack)
+        return update(self, template_id, new_requires, engine_id, timeout,
+                      new_stack, progress_callback)
+
+    @functools.wraps(delete)
+    def delete_convergence(self, template_id, engine_id, timeout,
+                           progress_callback=None):
+        changes.park_removed(self, template_id)
+        return delete(self, template_id, engine_id, timeout,
+                      progress_callback)
+
+    cls.create_convergence = create_convergence
+    cls.update_convergence = update_convergence
+    cls.delete_convergence = delete_convergence
 
 
 def _wrap_outcomes(cls, outcomes) -> None:

@@ -22,6 +22,7 @@ from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import changes as bp_changes
 
 LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
                 'Held Since', 'Timeout Remaining')
@@ -100,6 +101,8 @@ def show_breakpoint(client, args):
     shown['attributes'] = shown.get('attributes') or {}
     for key in ('requires', 'required_by', 'next'):
         shown[key] = shown[key] or []
+    if output.formatter_of(args) not in output.EXACT_FORMATS:
+        shown['change'] = bp_changes.text(shown['change'])
     return SHOW_FIELDS, output.values(
         args, tuple(shown[key] for key in SHOW_FIELDS))
 

@@ -66,7 +66,8 @@ COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
 SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
              'why', 'source', 'action', 'held_since', 'timeout_remaining',
              'resource_status', 'resource_status_reason', 'inputs',
-             'attributes', 'error', 'requires', 'required_by', 'next', 'event')
+             'attributes', 'error', 'requires', 'required_by', 'next', 'event',
+             'change')
 # What the view's rows and resources may say besides held and armed.
 DISARMED = 'disarmed'
 DONE = 'done'
@@ -554,6 +555,7 @@ class BreakpointManager:
                                   or []),
             'inputs': None, 'attributes': None, 'error': '',
             'event': '',
+            'change': None,
         }
         if row:
             event = self._hit_event(res)

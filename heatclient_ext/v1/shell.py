@@ -27,6 +27,7 @@ from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import changes as bp_changes
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import graph
 from heatclient_ext.v1 import kinds
@@ -160,6 +161,8 @@ def do_breakpoint_show(hc, args):
     formatters['inputs'] = formatters['attributes'] = lambda value: \
         '\n'.join(printable.printable(line)
                   for line in utils.json_formatter(value).splitlines())
+    formatters['change'] = lambda value: output.text(
+        bp_changes.text(value), multiline=True)
     utils.print_dict(shown, formatters=formatters)
 
 

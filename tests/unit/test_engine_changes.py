@@ -1,0 +1,202 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Tests of the pure logic of holds on a planned change.
+
+Heat's own decision is exercised on the real local Heat
+(tests/functional/test_changes.py); here: the diff and its masking, which
+rule holds, the reasons, the memo of Heat's property diff, the text the
+client prints.
+"""
+
+import pytest
+
+from heat.engine import resource as heat_resource
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import changes
+from heat_breakpoint.engine import inputs
+from heat_breakpoint import reasons
+from heatclient_ext.v1 import changes as client_changes
+
+MASK = inputs.MASK
+
+
+def test_property_changes_only_what_differs():
+    found = changes.property_changes(
+        {'value': 'a', 'same': 1, 'gone': 'x'},
+        {'value': 'b', 'same': 1, 'new': [1]}, frozenset())
+    assert found == {'value': {'old': 'a', 'new': 'b'},
+                     'gone': {'old': 'x', 'new': None},
+                     'new': {'old': None, 'new': [1]}}
+
+
+def test_property_changes_mask_hidden_values_and_secret_names():
+    found = changes.property_changes(
+        {'value': 'pre-old-secret', 'admin_pass': 'p1', 'n': 1},
+        {'value': 'pre-new-secret', 'admin_pass': 'p2', 'n': 2},
+        frozenset({'old-secret', 'new-secret'}))
+    assert found == {'value': {'old': 'pre-' + MASK, 'new': 'pre-' + MASK},
+                     'admin_pass': {'old': MASK, 'new': MASK},
+                     'n': {'old': 1, 'new': 2}}
+    # A secret whose value did not change is not shown at all.
+    assert changes.property_changes({'password': 'x'}, {'password': 'x'},
+                                    frozenset()) == {}
+
+
+def test_change_record():
+    assert changes.change(changes.REPLACE, {'v': {}}, ['v', 'a']) == {
+        'kind': 'replace', 'properties': {'v': {}}, 'forced_by': ['a', 'v']}
+    assert changes.change(changes.REPLACE, why='the resource is X')[
+        'why'] == 'the resource is X'
+
+
+def rules():
+    changed = object()
+    replaced = object()
+    return changed, replaced
+
+
+@pytest.mark.parametrize('kind,has_changed,has_replaced,expected', [
+    (changes.REPLACE, True, True, breakpoints.REPLACED),
+    (changes.REPLACE, True, False, breakpoints.CHANGED),
+    (changes.REPLACE, False, True, breakpoints.REPLACED),
+    (changes.IN_PLACE, True, True, breakpoints.CHANGED),
+    (changes.IN_PLACE, False, True, None),
+    (changes.IN_PLACE, False, False, None),
+])
+def test_choose(kind, has_changed, has_replaced, expected):
+    changed, replaced = rules()
+    rule, when = changes.choose(changed if has_changed else None,
+                                replaced if has_replaced else None, kind)
+    assert when == expected
+    assert rule is {breakpoints.CHANGED: changed,
+                    breakpoints.REPLACED: replaced, None: None}[expected]
+
+
+def test_reasons_of_a_change_hold_parse_back():
+    for kind in changes.KINDS:
+        reason = reasons.held_change('app/db', 'UPDATE', kind)
+        assert reasons.parse_held(reason) == {
+            'name': 'app/db', 'action': 'UPDATE', 'hook': 'pre-update',
+            'change': kind}
+    assert reasons.parse_held(
+        reasons.held_change('n', 'CREATE', 'add'))['hook'] == 'pre-create'
+    # The other holds keep their exact shape.
+    assert reasons.parse_held(reasons.held('a', 'UPDATE', 'pre-update')) == {
+        'name': 'a', 'action': 'UPDATE', 'hook': 'pre-update'}
+    assert reasons.parse_held(
+        'Breakpoint a reached before UPDATE (rebuild)') is None
+    assert set(reasons.CHANGES) == set(changes.KINDS)
+
+
+class FakeResource:
+    """What changes.plan asks of a resource, answering as told."""
+
+    def __init__(self, replace_keys=(), allowed=('value',),
+                 tmpl_replace=False):
+        self.replace_keys = set(replace_keys)
+        self.allowed = set(allowed)
+        self.tmpl_replace = tmpl_replace
+        self.diff_calls = 0
+        self.stack = None
+        self.current_template_id = None
+
+    def update_template_diff(self, after, before):
+        return {'Metadata': 1} if self.tmpl_replace else {}
+
+    def needs_replace_with_tmpl_diff(self, tmpl_diff):
+        return self.tmpl_replace
+
+    def calc_update_allowed(self, props):
+        return self.allowed
+
+    def needs_replace_with_prop_diff(self, changed, after, before):
+        return bool(changed & self.replace_keys)
+
+    def update_template_diff_properties(self, after, before):
+        self.diff_calls += 1
+        changed = {k for k in after if after.get(k) != before.get(k)}
+        if not changed <= self.allowed or changed & self.replace_keys:
+            raise heat_resource.UpdateReplace('r')
+        return {k: after[k] for k in changed}
+
+
+class FakeDefn:
+    def freeze(self):
+        return self
+
+
+@pytest.fixture
+def no_hidden(monkeypatch):
+    monkeypatch.setattr(changes, '_hidden', lambda rsrc, stack: frozenset())
+
+
+def test_plan_in_place_remembers_heats_diff_for_its_own_call(no_hidden):
+    rsrc = FakeResource()
+    after, before = {'value': 'b', 'n': 1}, {'value': 'a', 'n': 1}
+    planned = changes.plan(rsrc, FakeDefn(), None, after, before)
+    assert planned == {'kind': 'in-place', 'forced_by': [],
+                       'properties': {'value': {'old': 'a', 'new': 'b'}}}
+    assert rsrc.diff_calls == 1
+    # Heat's own call with the same objects: the remembered result.
+    assert rsrc.update_template_diff_properties(after, before) == {
+        'value': 'b'}
+    assert rsrc.diff_calls == 1
+    # Once only, and never for other objects.
+    rsrc.update_template_diff_properties(after, before)
+    assert rsrc.diff_calls == 2
+
+
+def test_plan_replace_names_the_property_forcing_it(no_hidden):
+    rsrc = FakeResource(replace_keys={'value'}, allowed=('value', 'n'))
+    after, before = {'value': 'b', 'n': 2}, {'value': 'a', 'n': 1}
+    planned = changes.plan(rsrc, FakeDefn(), None, after, before)
+    assert planned['kind'] == 'replace'
+    assert planned['forced_by'] == ['value']
+    with pytest.raises(heat_resource.UpdateReplace):
+        rsrc.update_template_diff_properties(after, before)
+    assert rsrc.diff_calls == 1
+
+
+def test_plan_replace_forced_by_a_property_not_update_allowed(no_hidden):
+    rsrc = FakeResource(allowed=('value',))
+    planned = changes.plan(rsrc, FakeDefn(), None,
+                           {'value': 'b', 'image': 'new'},
+                           {'value': 'a', 'image': 'old'})
+    assert planned['kind'] == 'replace'
+    assert planned['forced_by'] == ['image']
+
+
+def test_plan_replace_by_template_diff(no_hidden):
+    planned = changes.plan(FakeResource(tmpl_replace=True), FakeDefn(),
+                           None, {'value': 'a'}, {'value': 'a'})
+    assert planned == {'kind': 'replace', 'forced_by': ['Metadata'],
+                       'properties': {}}
+
+
+def test_plan_nothing_to_show_is_no_change(no_hidden):
+    # Heat updates e.g. a nested stack's resource whatever its inputs;
+    # with no difference at all, the resources inside decide.
+    assert changes.plan(FakeResource(), FakeDefn(), None, {'value': 'a'},
+                        {'value': 'a'}) is None
+
+
+def test_client_text_of_a_planned_change():
+    text = client_changes.text({
+        'kind': 'replace', 'forced_by': ['value'],
+        'properties': {'value': {'old': 'a', 'new': 'b'},
+                       'n': {'old': None, 'new': 2}}})
+    assert text.splitlines() == ['replace (forced by: value)',
+                                 'n: - -> 2', 'value: "a" -> "b"']
+    assert client_changes.text({'kind': 'replace', 'why': 'FAILED',
+                                'properties': {}}) == 'replace (FAILED)'
+    assert client_changes.text(None) == ''
