@@ -46,8 +46,11 @@ CHAIN_WITH_ODD_NAME = {
 
 def osc(server, *argv):
     code, out, err = conftest.run_openstack(server, *argv)
+    # Other OSC plugins' load warnings (python-blazarclient's missing
+    # command; troveclient's, once a test in this process imported Heat,
+    # which turns on lazy translation) are not ours.
     err = '\n'.join(line for line in err.splitlines()
-                    if 'reservation_host_unset' not in line)
+                    if not line.startswith('Could not load '))
     return code, out, err
 
 
