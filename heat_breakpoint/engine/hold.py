@@ -49,6 +49,7 @@ from heat.objects import stack as stack_objects
 from heat.rpc import worker_client
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import ancestry
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import operations
 from heat_breakpoint import notify
@@ -141,6 +142,11 @@ def _stack_path(stack) -> tuple:
     known = getattr(stack, _PATH_ATTR, None)
     if known is not None:
         return known
+    found = ancestry.walk(stack)  # one query instead of one per level
+    if found is not None:
+        operations.remember_root(stack, found[1], found[2])
+        _remember(stack, _PATH_ATTR, found[0])
+        return found[0]
     names = []
     parent_name, owner_id = stack.parent_resource_name, stack.owner_id
     while owner_id:
