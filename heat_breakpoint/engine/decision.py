@@ -36,6 +36,7 @@ from oslo_log import log as logging
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import ancestry
 from heat_breakpoint.engine import operations
 from heat_breakpoint import registry
 
@@ -196,25 +197,34 @@ def _remember(stack, attr, value) -> None:
         pass
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass
 class _Tree:
     """Where a nested stack sits: its path and its root stack's state."""
 
     path: tuple
+    root_id: str
     root_action: str
-    root_breakpoints: tuple
+    # The root's breakpoints, read when first asked for (a delete).
+    root_breakpoints: typing.Optional[tuple] = None
 
 
 def _tree(stack) -> _Tree:
     """Walk from ``stack`` up to its root once per Stack object.
 
-    A query per level (and one for the root's template, whose environment
-    holds the breakpoints in force); the walk also tells
-    :mod:`operations` the root operation.
+    One recursive query (:mod:`ancestry`), or where the database cannot,
+    a query per level; the walk also tells :mod:`operations` the root
+    operation.
     """
     known = getattr(stack, _TREE_ATTR, None)
     if known is not None:
         return known
+    found = ancestry.walk(stack)
+    if found is not None:
+        path, root_id, root_traversal, root_action = found
+        operations.remember_root(stack, root_id, root_traversal)
+        tree = _Tree(path, root_id, root_action)
+        _remember(stack, _TREE_ATTR, tree)
+        return tree
     names = []
     parent_name, owner_id = stack.parent_resource_name, stack.owner_id
     while owner_id:
@@ -223,12 +233,22 @@ def _tree(stack) -> _Tree:
                                                show_deleted=True)
         parent_name, owner_id = parent.parent_resource_name, parent.owner_id
     operations.remember_root(stack, parent.id, parent.current_traversal)
-    env = parent.raw_template.environment or {}
-    marker = (env.get('parameter_defaults') or {}).get(registry.MARKER)
-    tree = _Tree(tuple(reversed(names)), parent.action,
-                 _parsed(marker, parent.id) if marker else ())
+    tree = _Tree(tuple(reversed(names)), parent.id, parent.action)
     _remember(stack, _TREE_ATTR, tree)
     return tree
+
+
+def _root_breakpoints(stack) -> tuple:
+    """The breakpoints in the root stack's environment (once per object)."""
+    tree = _tree(stack)
+    if tree.root_breakpoints is None:
+        root = stack_objects.Stack.get_by_id(stack.context, tree.root_id,
+                                             show_deleted=True)
+        env = root.raw_template.environment or {}
+        marker = (env.get('parameter_defaults') or {}).get(
+            registry.MARKER)
+        tree.root_breakpoints = _parsed(marker, root.id) if marker else ()
+    return tree.root_breakpoints
 
 
 def operation_breakpoints(stack) -> tuple:
@@ -241,7 +261,7 @@ def operation_breakpoints(stack) -> tuple:
     """
     if not stack.owner_id or stack.action != stack.DELETE:
         return stack_breakpoints(stack)
-    return _tree(stack).root_breakpoints
+    return _root_breakpoints(stack)
 
 
 def root_action(stack) -> str:

@@ -175,11 +175,34 @@ def root_operation(stack) -> tuple:
     known = getattr(stack, _ROOT_ATTR, None)
     if known is not None and known[0] == stack.current_traversal:
         return known[1]
-    root_id = stack.root_stack_id()
-    root = stack_objects.Stack.get_by_id(stack.context, root_id,
-                                         show_deleted=True)
-    remember_root(stack, root_id, root.current_traversal)
-    return root_id, root.current_traversal
+    found = _root_of(stack.owner_id)
+    if found is None:
+        root_id = stack.root_stack_id()
+        root = stack_objects.Stack.get_by_id(stack.context, root_id,
+                                             show_deleted=True)
+        found = root_id, root.current_traversal
+    remember_root(stack, *found)
+    return found
+
+
+# The root stack above a nested stack, and its traversal, in one query
+# through the plain read pool (Heat's own walk is a query per level, and
+# then one more for the root's row).
+_ROOT_QUERY = sa.text(
+    'WITH RECURSIVE up(id, owner_id, current_traversal) AS ('
+    ' SELECT id, owner_id, current_traversal FROM stack WHERE id = :owner'
+    ' UNION ALL SELECT s.id, s.owner_id, s.current_traversal FROM stack s'
+    ' JOIN up ON s.id = up.owner_id)'
+    ' SELECT id, current_traversal FROM up WHERE owner_id IS NULL')
+
+
+def _root_of(owner_id):
+    """(root id, root traversal) above ``owner_id``; None if not found."""
+    try:
+        rows = reader.read(_engine(), _ROOT_QUERY, {'owner': owner_id})
+    except sa.exc.DBAPIError:  # no recursive queries here: walk instead
+        return None
+    return (rows[0][0], rows[0][1]) if rows else None
 
 
 def remember_root(stack, root_id: str, root_traversal: str) -> None:
