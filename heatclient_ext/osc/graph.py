@@ -20,6 +20,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import graph
+from heatclient_ext.v1 import stock
 
 
 def render_graph(client, args):
@@ -56,7 +57,7 @@ class GraphBreakpoint(command.Command):
             '--nested-depth', metavar='<nested-depth>',
             type=bp_v1.depth_argument,
             help=_('Depth of nested stacks to show (default: %d)')
-            % bp_v1.HELD_SEARCH_DEPTH)
+            % stock.HELD_SEARCH_DEPTH)
         return parser
 
     def take_action(self, parsed_args):

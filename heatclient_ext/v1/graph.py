@@ -27,6 +27,7 @@ import typing
 from heat_breakpoint import breakpoints
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import stock
 
 # A failed resource's reason is shown, cut to this many characters.
 MAX_REASON = 100
@@ -173,12 +174,12 @@ def build(stack_name, stack_status, resources, rows=()):
 def resources_of(tree):
     """The resource dicts :func:`build` takes, from a nested listing.
 
-    ``tree`` is what ``breakpoints._tree`` makes of
+    ``tree`` is what ``stock.tree`` makes of
     ``client.resources.list(stack, nested_depth=N)``.
     """
     return [{'path': res.path, 'status': res.status, 'reason': res.reason,
              'required_by': getattr(res.raw, 'required_by', None) or (),
-             'nested': bp_v1._link_ident(res.raw, 'nested') is not None}
+             'nested': stock.link_ident(res.raw, 'nested') is not None}
             for res in tree]
 
 
@@ -190,7 +191,7 @@ def fetch(client, stack, nested_depth=None):
     """
     manager = bp_v1.BreakpointManager(client)
     st, rows = manager.current(stack, nested_depth)
-    depth = bp_v1.HELD_SEARCH_DEPTH if nested_depth is None \
+    depth = stock.HELD_SEARCH_DEPTH if nested_depth is None \
         else nested_depth
     tree = manager._resources(bp_v1._ident(st), depth)
     return build(st.stack_name, st.stack_status, resources_of(tree), rows)

@@ -30,6 +30,7 @@ from heat_breakpoint import registry
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import stock
 
 MASK = bp_v1.MASK
 
@@ -227,7 +228,7 @@ def test_show_errors(manager, heat, nested_stack, name, message):
 def test_mask_inputs_cfn_noecho():
     template = {'Parameters': {'P': {'Type': 'String', 'NoEcho': 'true'}},
                 'Resources': {'r': {'Properties': {'v': {'Ref': 'P'}}}}}
-    assert bp_v1.mask_inputs({'v': 'plain', 'w': 1}, template, 'r') == {
+    assert stock.mask_inputs({'v': 'plain', 'w': 1}, template, 'r') == {
         'v': MASK, 'w': 1}
 
 

@@ -23,8 +23,8 @@ import pytest
 import stevedore
 
 from heatclient_ext.osc import graph as osc_graph
-from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import graph
+from heatclient_ext.v1 import stock
 
 BASE = 'http://heat/v1/admin/stacks/'
 
@@ -75,7 +75,7 @@ ROWS = [
 
 
 def app_graph(rows=ROWS):
-    tree = bp_v1._tree(ROOT, listing())
+    tree = stock.tree(ROOT, listing())
     return graph.build('app', 'CREATE_IN_PROGRESS',
                        graph.resources_of(tree), rows)
 
@@ -121,7 +121,7 @@ def test_held_text_says_when_if_the_row_does():
 
 def test_resources_beyond_the_listing_depth_are_left_out():
     shallow = [res for res in listing() if TIER not in res.links[0]['href']]
-    tree = bp_v1._tree(ROOT, shallow)
+    tree = stock.tree(ROOT, shallow)
     found = graph.build('app', 'CREATE_IN_PROGRESS',
                         graph.resources_of(tree), ROWS)
     [tier] = [node for node in found.nodes if node.name == 'web_tier']

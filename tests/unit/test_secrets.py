@@ -15,7 +15,7 @@ import pytest
 
 from heat_breakpoint.engine import inputs
 from heat_breakpoint import secrets
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import stock
 
 MASKED = (
     'password', 'Password', 'OS_PASSWORD', 'db_password', 'admin_pass',
@@ -41,7 +41,7 @@ def test_secret_names(name, secret):
     value = {name: 'v'} if name else {}
     expected = {name: secrets.MASK if secret else 'v'} if name else {}
     assert inputs.mask(value, frozenset()) == expected
-    assert bp_v1.mask_inputs(value) == expected
+    assert stock.mask_inputs(value) == expected
 
 
 def test_non_text_names_are_not_secrets():
@@ -59,7 +59,7 @@ def test_hit_inputs_keeps_the_engine_masking_inside_values():
                 'resources': {'db_user': {'properties': {
                     'value': {'list_join': [':', ['a', {'get_param': 'p'}]]}
                 }}}}
-    assert bp_v1.hit_inputs(event, lambda: template, 'db_user') == {
+    assert stock.hit_inputs(event, lambda: template, 'db_user') == {
         'value': 'database:app:******', 'size': 3, 'key_name': 'mykey',
         'password': secrets.MASK}
 
@@ -69,6 +69,6 @@ def test_hit_inputs_of_a_stock_event_masks_inputs_fed_by_hidden_params():
                 'resources': {'r': {'properties': {
                     'value': {'list_join': [':', ['a', {'get_param': 'p'}]]}
                 }}}}
-    assert bp_v1.hit_inputs({'value': 'a:hunter2', 'key_name': 'k'},
+    assert stock.hit_inputs({'value': 'a:hunter2', 'key_name': 'k'},
                             lambda: template, 'r') == {
         'value': secrets.MASK, 'key_name': 'k'}
