@@ -17,10 +17,12 @@ method ``breakpoint_list`` the seam adds): the breakpoints armed in the
 stack's environment and the resources held now, at any nesting depth.
 Without it a client must list every resource of the tree; here the held
 ones are found by their hold records (and, for stock Heat hooks, by Heat's
-hook flags) in one query on the resources sharing the stack's root, so the
-cost does not grow with the number of resources or events.
+hook flags) among the data rows of the resources sharing the stack's root,
+so the cost hardly grows with the number of resources and not at all with
+the number of events.
 """
 
+import collections
 import datetime
 import json
 
@@ -286,19 +288,8 @@ class _StackRows:
 
 
 def _held(conn, root, db_stack, stacks, nested_depth) -> list:
-    root_id = root['id']
-    resource = models.Resource.__table__
-    data = models.ResourceData.__table__
-    found = conn.execute(
-        sa.select(resource.c.id, resource.c.name, resource.c.stack_id,
-                  data.c.key, data.c.value, data.c.created_at,
-                  data.c.updated_at)
-        .join(data, data.c.resource_id == resource.c.id)
-        .where(resource.c.root_stack_id == root_id,
-               data.c.key.in_(_DATA_KEYS))
-        .order_by(resource.c.id)).all()
     by_resource = {}
-    for row in found:
+    for row in _held_data(conn, root['id']):
         by_resource.setdefault(row.id, []).append(row)
     rows = []
     for entries in by_resource.values():
@@ -309,6 +300,38 @@ def _held(conn, root, db_stack, stacks, nested_depth) -> list:
         if nested_depth is None or depth <= nested_depth:
             rows.append(row)
     return rows
+
+
+def _held_data(conn, root_id) -> list:
+    """The hold records and hook flags of the tree, with their resources.
+
+    Two queries, the few data rows first: Heat's SQLite schema has no
+    index on ``resource_data.resource_id``, and SQLite joins the tree's
+    resources (found by their root index) to a scan of that table for
+    each, 35 ms at 1,000 resources; this way it scans the table once.
+    """
+    resource = models.Resource.__table__
+    data = models.ResourceData.__table__
+    tree = sa.select(resource.c.id).where(
+        resource.c.root_stack_id == root_id).scalar_subquery()
+    entries = conn.execute(
+        sa.select(data.c.resource_id, data.c.key, data.c.value,
+                  data.c.created_at, data.c.updated_at)
+        .where(data.c.key.in_(_DATA_KEYS), data.c.resource_id.in_(tree))
+    ).all()
+    if not entries:
+        return []
+    owners = {row.id: row for row in conn.execute(
+        sa.select(resource.c.id, resource.c.name, resource.c.stack_id)
+        .where(resource.c.id.in_(sorted({e.resource_id
+                                         for e in entries}))))}
+    return [_HeldData(owner.id, owner.name, owner.stack_id, *entry[1:])
+            for entry in sorted(entries, key=lambda e: e.resource_id)
+            for owner in [owners.get(entry.resource_id)] if owner]
+
+
+_HeldData = collections.namedtuple(
+    '_HeldData', 'id name stack_id key value created_at updated_at')
 
 
 def _held_row(conn, root, db_stack, stacks, entries):

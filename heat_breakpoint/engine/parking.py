@@ -267,10 +267,13 @@ def release(rsrc, details) -> None:
         if how == reasons.RELEASE_CONTINUE:
             operations.mark(rsrc.stack)
         elif how == reasons.RELEASE_STEP:
+            by_kind = {}
             for path, kind in stepping.next_resources(
                     rsrc, record['action'],
                     into=record.get('when') not in DONE_WHENS):
-                operations.add_targets(rsrc.stack, [path], kind)
+                by_kind.setdefault(kind, []).append(path)
+            for kind, paths in sorted(by_kind.items()):
+                operations.add_targets(rsrc.stack, paths, kind)
         if record.get('when') in DONE_WHENS:
             # After the action or on its failure: see outcomes.
             from heat_breakpoint.engine import outcomes

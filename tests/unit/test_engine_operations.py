@@ -99,6 +99,26 @@ def test_continue_and_run_to_end_what_was_said_before(db):
     assert operations.read(FakeStack()).targets == {'c': 'clear:set@after'}
 
 
+def test_many_targets_in_one_transaction(db):
+    """A step arming 55 resources costs what arming one does."""
+    writer = FakeStack()
+    operations.add_targets(writer, ['p3', 'p7'], operations.SET)
+    queries = count_queries(db)
+    paths = ['p%d' % i for i in range(55)]
+    operations.add_targets(writer, paths, operations.STEP)
+    statements = [q for q in queries if not q.startswith(('BEGIN',
+                                                            'COMMIT'))]
+    # The stored operation's lookup, the targets found, one insert of
+    # the new ones (executemany) and one update of those found.
+    assert len(statements) <= 4, statements
+    assert operations.read(FakeStack()).targets == {
+        path: operations.STEP for path in paths}
+    operations.add_targets(writer, ['p3', 'p60'], operations.CLEAR)
+    targets = operations.read(FakeStack()).targets
+    assert (targets['p3'], targets['p60'], targets['p4']) == (
+        'clear:step', 'clear', operations.STEP)
+
+
 def test_other_operations_are_not_read(db):
     operations.mark(FakeStack('root', 't0'))
     operations.add_targets(FakeStack('other', 't1'), ['x'], operations.SET)
