@@ -80,8 +80,14 @@ def enabled() -> bool:
     return cfg.CONF.breakpoint.enabled
 
 
+@functools.lru_cache(maxsize=4096)
 def _target(path: str, kind: str) -> Rule:
-    """The rule of one command target (``operations`` kinds)."""
+    """The rule of one command target (``operations`` kinds).
+
+    Every check of the operation reads all its targets (each step adds
+    the resources it arms), so their rules are parsed once per engine;
+    a rule is immutable.
+    """
     base, when = operations.split_kind(kind)
     cleared = base == operations.CLEAR
     origin = operations.cleared_origin(kind) if cleared else base
