@@ -22,10 +22,18 @@ process: 880 us per read through Heat's engine, 38 us through this one.
 So reads go through a second, plain SQLAlchemy engine on the same
 database URL: a small pool, no ping, autocommit-free reads that end with
 the connection's return to the pool (so a MySQL snapshot never outlives
-one read). Nothing is cached: each check still reads the rows as they are
-now, so what any engine wrote before the check began is seen, exactly as
-before. Writes stay on Heat's engine.
+one read). Nothing is cached but the compiled SQL: each check still reads
+the rows as they are now, so what any engine wrote before the check began
+is seen, exactly as before. Writes stay on Heat's engine.
+
+Past the pool the read is the driver's own: the statement is compiled
+once per query and engine, and rows come back as named tuples of the
+driver's values (no SQLAlchemy result processing; on SQLite a datetime
+is its text). Per read that is 60 us less than SQLAlchemy's execute,
+most of what is left of the plugin's cost per check.
 """
+
+import collections
 
 import sqlalchemy as sa
 
@@ -62,13 +70,65 @@ def _make(heat_engine):
 
 
 def read(heat_engine, query, params):
-    """All rows of ``query``; once more on a connection lost meanwhile."""
+    """All rows of ``query``; once more on a connection lost meanwhile.
+
+    ``query``: a module-level constant (compiled once). Errors are
+    SQLAlchemy's ``DBAPIError``, as an execute through an engine raises.
+    """
+    reader = engine(heat_engine)
+    sql, compiled = _compiled(reader, query)
+    args = _arguments(compiled, params)
+    dbapi_error = reader.dialect.loaded_dbapi.Error
     for attempt in (0, 1):
+        conn = reader.raw_connection()
+        cursor = None
         try:
-            with engine(heat_engine).connect() as conn:
-                return conn.execute(query, params).all()
-        except sa.exc.DBAPIError as exc:
+            cursor = conn.cursor()
+            cursor.execute(sql, args)
+            row = _row_class(sql, cursor.description)
+            return [row._make(found) for found in cursor.fetchall()]
+        except dbapi_error as exc:
             # Without a ping, a connection the server dropped (restart,
-            # idle timeout) fails once; the pool then drops it.
-            if attempt or not exc.connection_invalidated:
-                raise
+            # idle timeout) fails once: drop it and read again.
+            lost = reader.dialect.is_disconnect(exc, conn.dbapi_connection,
+                                                cursor)
+            if lost:
+                conn.invalidate(exc)
+            if attempt or not lost:
+                raise sa.exc.DBAPIError.instance(
+                    sql, args, exc, dbapi_error,
+                    connection_invalidated=lost, dialect=reader.dialect)
+        finally:
+            if cursor is not None:
+                cursor.close()
+            conn.close()
+
+
+_statements = {}
+_rows = {}
+
+
+def _compiled(reader, query):
+    key = (id(reader), id(query))
+    found = _statements.get(key)
+    if found is None or found[0] is not query:
+        compiled = query.compile(dialect=reader.dialect)
+        found = (query, str(compiled), compiled)
+        _statements[key] = found
+    return found[1], found[2]
+
+
+def _arguments(compiled, params):
+    values = compiled.construct_params(params)
+    if compiled.positional:
+        return tuple(values[name] for name in compiled.positiontup)
+    return values
+
+
+def _row_class(sql, description):
+    names = tuple(column[0] for column in description)
+    found = _rows.get((sql, names))
+    if found is None:
+        found = collections.namedtuple('Row', names)
+        _rows[(sql, names)] = found
+    return found

@@ -339,12 +339,19 @@ def read(stack, conn=None) -> State:
     for row in rows:
         if row.source == 'pause':
             found.update(held=row.held, paused_seconds=row.paused_seconds,
-                         since=row.since)
+                         since=_datetime(row.since))
         elif row.source == 'mode':
             found['mode'] = row.kind
         else:
             found['targets'][row.path] = row.kind
     return State(**found)
+
+
+def _datetime(value):
+    """A datetime as stored (SQLite's driver gives its text)."""
+    if isinstance(value, str):
+        return datetime.datetime.fromisoformat(value)
+    return value
 
 
 def current(stack) -> State:

@@ -88,9 +88,22 @@ class Parked(check_resource.CancelOperation):
         BaseException.__init__(self, 'held at a breakpoint')
 
 
+def _data(rsrc) -> dict:
+    """The resource's data, read once per resource object.
+
+    Heat keeps what it read, but not an empty answer: without this, every
+    look at a resource without data (most of them) is another query.
+    Heat's own ``data_set`` and ``data_delete`` drop what is kept.
+    """
+    found = rsrc.data()
+    if not found and rsrc._data is None and rsrc.id is not None:
+        rsrc._data = {}
+    return found
+
+
 def record_of(rsrc):
     """The hold record of a resource, or None."""
-    raw = rsrc.data().get(HOLD_KEY)
+    raw = _data(rsrc).get(HOLD_KEY)
     return json.loads(raw) if raw else None
 
 
@@ -200,7 +213,7 @@ def park_if_required(rsrc, action: str, properties,
         _end_stale(rsrc, record)
     if not eligible or not decision.applies(rsrc, action):
         return
-    if rsrc.data().get(RELEASED_KEY) == traversal:
+    if _data(rsrc).get(RELEASED_KEY) == traversal:
         return
     rule = decision.hold_rule(rsrc, action)
     if rule is None:

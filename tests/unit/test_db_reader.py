@@ -11,6 +11,7 @@
 # under the License.
 """The per-check read's own pool sees every write at once."""
 
+import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.db import reader
@@ -36,3 +37,18 @@ def test_a_file_database_gets_its_own_pool_that_sees_writes(tmp_path):
 def test_an_in_memory_database_is_shared():
     heat = sa.create_engine('sqlite://')
     assert reader.engine(heat) is heat
+
+
+def test_rows_are_named_and_errors_are_sqlalchemys(tmp_path):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    with heat.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (v INTEGER)')
+        conn.execute(TABLE.insert().values(v=7))
+    query = sa.select(TABLE.c.v.label('value')).where(
+        TABLE.c.v == sa.bindparam('wanted'))
+    rows = reader.read(heat, query, {'wanted': 7})
+    assert [row.value for row in rows] == [7]
+    assert reader.read(heat, query, {'wanted': 8}) == []
+    missing = sa.select(sa.table('nowhere', sa.column('v')).c.v)
+    with pytest.raises(sa.exc.DBAPIError, match='no such table: nowhere'):
+        reader.read(heat, missing, {})
