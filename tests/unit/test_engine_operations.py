@@ -60,8 +60,10 @@ def count_queries(engine):
 
 
 def count_reads(engine):
-    """SELECTs the database runs, however sent (the per-check read
-    goes to the driver directly)."""
+    """SELECTs the database runs, however sent.
+
+    The per-check read goes to the driver directly.
+    """
     seen = []
     # An in-memory database: one connection per thread, this one.
     engine.raw_connection().driver_connection.set_trace_callback(
@@ -118,8 +120,8 @@ def test_many_targets_in_one_transaction(db):
     queries = count_queries(db)
     paths = ['p%d' % i for i in range(55)]
     operations.add_targets(writer, paths, operations.STEP)
-    statements = [q for q in queries if not q.startswith(('BEGIN',
-                                                            'COMMIT'))]
+    statements = [q for q in queries
+                  if not q.startswith(('BEGIN', 'COMMIT'))]
     # The stored operation's lookup, the targets found, one insert of
     # the new ones (executemany) and one update of those found.
     assert len(statements) <= 4, statements
