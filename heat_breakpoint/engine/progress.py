@@ -86,7 +86,7 @@ def progress(conn, db_stack, root_id, held_rows, nested_depth=None,
             for row in held_rows if row.get('state') == HELD}
     for group in _groups(conn, root_id, stacks, held, started):
         state = HELD if group.held else _state(group, stacks[group.stack_id])
-        counts[state] += group.count
+        counts[state] += group.rows
     total = sum(counts.values())
     return {
         'counts': counts, 'total': total, 'done': counts[COMPLETE],
@@ -255,7 +255,7 @@ def _groups(conn, root_id, stacks, held, started) -> list:
         sa.select(*columns,
                   _changed_since(resource, started).label('this_operation'),
                   _among_held(resource, held).label('held'),
-                  sa.func.count().label('count'))
+                  sa.func.count().label('rows'))
         .where(resource.c.root_stack_id == root_id,
                sa.or_(*(_counted(resource, stack)
                         for stack in stacks.values())))
