@@ -21,8 +21,13 @@ breakpoints view without progress (``breakpoint list``) and the event
 list ``hook poll`` reads. Each stack is a fan-out of ``OS::Heat::None``
 (``root`` and N-1 dependents) created with breakpoints on three
 dependents and held there, after one update so its event history is not
-trivial; sizes 50, 200 and 400 resources (50 and 200 with ``--quick``)
-show whether the cost stays flat in N.
+trivial; sizes 50, 200, 400 and 1,000 resources (50 and 200 with
+``--quick``) show whether the cost stays flat in N. Above 400 the fan is
+nested (Heat runs a stack's resources in one thread group of at most
+1,000 threads, and a fan starts all its dependents at once): ``root``,
+dependents and nested stacks of 200 (a ``hub`` and 199 dependents), all
+depending on ``root``; the resource list is then ``--nested-depth 1``,
+the same rows the refresh counts.
 
 Per call: the server's CPU time (user + system, from ``/proc``, over a
 batch of calls, divided) and the client's wall time, both medians over
@@ -31,6 +36,7 @@ resource list at every size.
 """
 
 import io
+import json
 import statistics
 import time
 from unittest import mock
@@ -46,23 +52,53 @@ import _common
 HELD = ('r000', 'r001', 'r002')
 BATCH = 20
 TARGET = 1.0
+# Larger sizes are a fan of nested fans of NESTED resources each.
+MAX_FAN = 400
+NESTED = 200
+NESTED_FILE = 'fan.yaml'
 
 
 def stack_name(size):
     return 'wc%d' % size
 
 
+def depth(size):
+    """The nesting depth of the stack of ``size`` resources."""
+    return 0 if size <= MAX_FAN else 1
+
+
+def template(size):
+    """(template, files): a fan, nested above MAX_FAN resources."""
+    if not depth(size):
+        return _common.fan_out(size - 1), {}
+    nests = (size - NESTED) // NESTED
+    tmpl = _common.fan_out(size - 1 - nests - nests * NESTED)
+    for index in range(nests):
+        tmpl['resources']['n%d' % index] = {
+            'type': NESTED_FILE, 'depends_on': ['root']}
+    nested = _common.fan_out(NESTED - 1)
+    nested['resources']['hub'] = nested['resources'].pop('root')
+    for res in nested['resources'].values():
+        if 'depends_on' in res:
+            res['depends_on'] = ['hub']
+    return tmpl, {NESTED_FILE: json.dumps(nested)}
+
+
+def resources(hc, size):
+    return hc.resources.list(stack_name(size), nested_depth=depth(size))
+
+
 def build(server, size):
     hc = server.client()
     name = stack_name(size)
-    tmpl = _common.fan_out(size - 1)
-    hc.stacks.create(stack_name=name, template=tmpl)
+    tmpl, files = template(size)
+    hc.stacks.create(stack_name=name, template=tmpl, files=files)
     server.wait_stack(name, 'CREATE', interval=0.2)
     # An update with the breakpoints (an event history, then the holds).
     tmpl['resources']['root']['metadata'] = {'round': 1}
     env = registry.apply_to_environment(
         {}, breakpoints.parse_names(HELD, ['update']))
-    hc.stacks.update(name, template=tmpl, environment=env)
+    hc.stacks.update(name, template=tmpl, files=files, environment=env)
     deadline = time.monotonic() + 300
     manager_rows = []
     while len(manager_rows) < len(HELD):
@@ -73,15 +109,16 @@ def build(server, size):
         manager_rows = [row for row in body['breakpoints']
                         if row['state'] == 'held']
     time.sleep(2)  # let the rest of the update settle
-    return {'resources': len(hc.resources.list(name)),
+    return {'resources': len(resources(hc, size)),
             'events': server.count_events(name)}
 
 
-def calls(hc, name):
+def calls(hc, size):
+    name = stack_name(size)
     session = watch_v1.Session(hc, name, io.StringIO())
     return {
         'watch refresh (view ?progress=1)': session.refresh,
-        'openstack stack resource list': lambda: hc.resources.list(name),
+        'openstack stack resource list': lambda: resources(hc, size),
         'breakpoint list (view)': lambda: hc.http_client.get(
             '/stacks/%s/breakpoints' % name),
         'hook poll\'s event list': lambda: hc.events.list(
@@ -108,9 +145,9 @@ def requests_per_refresh(hc, name):
     return sent
 
 
-def measure(server, name, rounds):
+def measure(server, size, rounds):
     hc = server.client()
-    found = calls(hc, name)
+    found = calls(hc, size)
     for call in found.values():  # warm up
         call()
     cpu, wall = {}, {}
@@ -135,7 +172,7 @@ def main():
                              '--quick)' % BATCH)
     args = parser.parse_args()
     rounds = args.rounds or (5 if args.quick else 12)
-    sizes = (50, 200) if args.quick else (50, 200, 400)
+    sizes = (50, 200) if args.quick else (50, 200, 400, 1000)
     clock = _common.Clock()
     _common.header('watch cost: one watch refresh vs one resource list',
                    args.quick)
@@ -152,7 +189,7 @@ def main():
             len(sent), ', '.join('%s %s' % (method, url.split('/v1/')[-1])
                                  for method, url in sent)))
         for size in sizes:
-            results[size] = measure(server, stack_name(size), rounds)
+            results[size] = measure(server, size, rounds)
     report(results)
     clock.footer()
     return 0

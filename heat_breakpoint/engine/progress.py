@@ -12,11 +12,15 @@
 """How far the running operation got: counts by state and latest events.
 
 ``openstack stack breakpoint watch`` refreshes this every few seconds, so
-it must not grow with the stack's history: three small queries on rows
-sharing the stack's root (the tree's stacks, its resources' states, the
-operation's latest few events with ``LIMIT``), never a scan of every
-event as ``openstack stack hook poll`` does, and nothing at all unless
-the breakpoints view is asked for it (``?progress=1``).
+it must not grow with the stack's history nor, in Python, with its
+resources: three small queries on rows sharing the stack's root (the
+tree's stacks; its resources counted by the database, a row per stack
+and combination of what decides a state; the operation's latest few
+events with ``LIMIT``), never a scan of every event as ``openstack stack
+hook poll`` does, and nothing at all unless the breakpoints view is
+asked for it (``?progress=1``). A stack's graph is read and parsed once
+per traversal (a fourth query, for the stacks not seen yet), then kept
+in memory (:class:`_WalkedCache`).
 
 What is counted is what the current traversal walks: a convergence
 stack stores its traversal's graph (``current_deps``), whose update nodes
@@ -27,7 +31,9 @@ a stack an update replaced) are not counted. A stack without a graph
 (the legacy engine) counts its resources of the current template.
 """
 
+import collections
 import datetime
+import threading
 
 import sqlalchemy as sa
 
@@ -46,8 +52,12 @@ STATES = (WAITING, IN_PROGRESS, HELD, COMPLETE, FAILED)
 # How many of the operation's latest events the view returns.
 EVENTS = 8
 
+# Stacks whose traversal's walked resources are kept in memory (LRU).
+WALKED_CACHE_SIZE = 256
+
 _STACK_COLUMNS = ('id', 'name', 'owner_id', 'parent_resource_name',
-                  'raw_template_id', 'current_deps', 'action', 'status')
+                  'raw_template_id', 'current_traversal', 'action',
+                  'status')
 
 
 def asked(wanted, db_stack, root_id, rows, nested_depth=None,
@@ -74,21 +84,9 @@ def progress(conn, db_stack, root_id, held_rows, nested_depth=None,
     counts = dict.fromkeys(STATES, 0)
     held = {(_stack_id(row['stack']), row['resource_name'])
             for row in held_rows if row.get('state') == HELD}
-    for row in _resources(conn, root_id, stacks):
-        stack = stacks.get(row.stack_id)
-        if stack is None:  # above the stack watched, or too deep
-            continue
-        walked = stack['walked']
-        if walked is not None and row.id not in walked:
-            continue
-        if walked is None and row.current_template_id != \
-                stack['raw_template_id']:
-            continue
-        if (row.stack_id, row.name) in held:
-            state = HELD
-        else:
-            state = _state(row, stack, started)
-        counts[state] += 1
+    for group in _groups(conn, root_id, stacks, held, started):
+        state = HELD if group.held else _state(group, stacks[group.stack_id])
+        counts[state] += group.rows
     total = sum(counts.values())
     return {
         'counts': counts, 'total': total, 'done': counts[COMPLETE],
@@ -121,8 +119,8 @@ def _tree(conn, root_id, top_id, nested_depth) -> dict:
         if nested_depth is not None and len(path) > nested_depth:
             continue
         row['path'] = path
-        row['walked'] = _walked(row)
         tree[stack_id] = row
+    _add_walked(conn, tree)
     return tree
 
 
@@ -140,6 +138,89 @@ def _path(rows, top_id, stack_id):
     return tuple(reversed(path))
 
 
+class _WalkedCache:
+    """What each stack's traversal walks, by (stack id, traversal).
+
+    A traversal's graph never changes once stored, and a new operation
+    is a new traversal id, so an entry never goes stale; but Heat stores
+    the traversal id (with IN_PROGRESS) before the graph, so an entry is
+    only made once the graph is known to be the traversal's: its sync
+    points exist (written after the graph), or the stack is no longer in
+    progress (nothing writes the graph again before a new traversal).
+    """
+
+    def __init__(self, size):
+        self._size = size
+        self._entries = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key not in self._entries:
+                return _MISSING
+            self._entries.move_to_end(key)
+            return self._entries[key]
+
+    def put(self, key, walked) -> None:
+        with self._lock:
+            self._entries[key] = walked
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+_MISSING = object()
+_walked_cache = _WalkedCache(WALKED_CACHE_SIZE)
+
+
+def _add_walked(conn, tree) -> None:
+    """Set each stack's ``walked``: from the cache, else from its graph."""
+    missing = []
+    for stack_id, row in tree.items():
+        row['walked'] = _walked_cache.get(_traversal_key(row))
+        if row['walked'] is _MISSING:
+            missing.append(stack_id)
+    if not missing:
+        return
+    for found in _graphs(conn, missing):
+        row = tree[found.id]
+        row['walked'] = _walked(found._asdict())
+        if _graph_is_final(row, found.graph_stored):
+            _walked_cache.put(_traversal_key(row), row['walked'])
+
+
+def _traversal_key(row):
+    return row['id'], row['current_traversal']
+
+
+def _graph_is_final(row, graph_stored) -> bool:
+    """Whether the graph read is the traversal's, for good."""
+    if not row['current_traversal']:
+        return False
+    return bool(graph_stored) or row['status'] != 'IN_PROGRESS'
+
+
+def _graphs(conn, stack_ids) -> list:
+    """The stacks' graphs, each read with whether it is the traversal's.
+
+    One statement: the sync points it sees were written after the graph
+    it reads, so a graph read with them is the current traversal's.
+    """
+    stack = models.Stack.__table__
+    sync_point = models.SyncPoint.__table__
+    graph_stored = sa.exists().where(
+        sync_point.c.stack_id == stack.c.id,
+        sync_point.c.traversal_id == stack.c.current_traversal)
+    return conn.execute(
+        sa.select(stack.c.id, stack.c.current_deps, stack.c.action,
+                  graph_stored.label('graph_stored'))
+        .where(stack.c.id.in_(sorted(stack_ids)))).all()
+
+
 def _walked(row):
     """Ids of the resources the stack's traversal acts on, or None."""
     deps = row['current_deps']
@@ -153,35 +234,88 @@ def _walked(row):
             if isinstance(node, (list, tuple)) and len(node) == 2 and \
                     bool(node[1]) == update:
                 walked.add(node[0])
-    return walked
+    return frozenset(walked)
 
 
-def _resources(conn, root_id, stacks):
+def _groups(conn, root_id, stacks, held, started) -> list:
+    """The counted resources of the tree, counted by what decides state.
+
+    Counted in the database: a row per stack and combination of status,
+    action, template, whether changed in this operation and whether held
+    (a few per stack, whatever the number of resources), of the rows the
+    stack's traversal walks (those of its current template when it has
+    no graph).
+    """
+    if not stacks:
+        return []
     resource = models.Resource.__table__
+    columns = (resource.c.stack_id, resource.c.status, resource.c.action,
+               resource.c.current_template_id)
     return conn.execute(
-        sa.select(resource.c.id, resource.c.stack_id, resource.c.name,
-                  resource.c.action, resource.c.status,
-                  resource.c.current_template_id, resource.c.updated_at,
-                  resource.c.created_at)
-        .where(resource.c.root_stack_id == root_id)).all() if stacks \
-        else []
+        sa.select(*columns,
+                  _changed_since(resource, started).label('this_operation'),
+                  _among_held(resource, held).label('held'),
+                  sa.func.count().label('rows'))
+        .where(resource.c.root_stack_id == root_id,
+               sa.or_(*(_counted(resource, stack)
+                        for stack in stacks.values())))
+        .group_by(*columns, 'this_operation', 'held')).all()
 
 
-def _state(row, stack, started) -> str:
-    if row.status == 'IN_PROGRESS':
+def _changed_since(resource, started):
+    """Whether a row changed in this operation (no time: it did)."""
+    if started is None:
+        return sa.true()
+    changed = sa.func.coalesce(resource.c.updated_at, resource.c.created_at)
+    return sa.or_(changed.is_(None), changed >= started)
+
+
+def _among_held(resource, held):
+    if not held:
+        return sa.false()
+    return sa.or_(*(
+        sa.and_(resource.c.stack_id == stack_id, resource.c.name == name)
+        for stack_id, name in sorted(held)))
+
+
+def _counted(resource, stack):
+    """The stack's rows that are counted: walked, or of its template."""
+    walked = stack['walked']
+    if walked is None:
+        kept = resource.c.current_template_id == stack['raw_template_id']
+    else:
+        kept = _among_ids(resource.c.id, walked)
+    return sa.and_(resource.c.stack_id == stack['id'], kept)
+
+
+def _among_ids(column, ids):
+    """``column IN (ids)``, the integer ids written in the statement.
+
+    As literals, not one bound parameter each: a graph names every
+    resource of its stack, and literals cost the database a parse, where
+    parameters cost Python a compile of the statement on every call.
+    """
+    numbers = sorted(value for value in ids
+                     if isinstance(value, int) and not isinstance(value, bool))
+    if not numbers:
+        return sa.false()
+    listed = sa.literal_column('(%s)' % ','.join(map(str, numbers)))
+    return column.op('IN', is_comparison=True)(listed)
+
+
+def _state(group, stack) -> str:
+    """The state of the rows of ``group`` (a row of :func:`_groups`)."""
+    if group.status == 'IN_PROGRESS':
         return IN_PROGRESS
-    changed = row.updated_at or row.created_at
-    this_operation = started is None or changed is None or \
-        changed >= started
-    if row.status == 'FAILED':
-        return FAILED if this_operation else WAITING
-    if row.status != 'COMPLETE' or row.action == 'INIT':
+    if group.status == 'FAILED':
+        return FAILED if group.this_operation else WAITING
+    if group.status != 'COMPLETE' or group.action == 'INIT':
         return WAITING
     if stack['action'] == 'DELETE':
-        return COMPLETE if row.action == 'DELETE' else WAITING
+        return COMPLETE if group.action == 'DELETE' else WAITING
     # An update stamps each resource it has visited (changed or not) with
     # the new template; rows still on the old one are not reached yet.
-    if row.current_template_id == stack['raw_template_id']:
+    if group.current_template_id == stack['raw_template_id']:
         return COMPLETE
     return WAITING
 

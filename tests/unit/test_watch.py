@@ -15,7 +15,6 @@ The loop runs here over snapshots given in turn (no server); the real
 server and terminal are in ``tests/functional/test_watch*.py``.
 """
 
-import datetime
 import io
 import types
 from unittest import mock
@@ -237,22 +236,21 @@ def test_walked_nodes_are_the_update_nodes_or_for_delete_the_cleanup():
         {'current_deps': None, 'action': 'CREATE'}) is None
 
 
-@pytest.mark.parametrize('action,status,template,when,expected', [
-    ('UPDATE', 'IN_PROGRESS', 1, 5, 'in_progress'),
-    ('INIT', 'COMPLETE', 2, 5, 'waiting'),
-    ('CREATE', 'COMPLETE', 1, 0, 'waiting'),   # not visited yet
-    ('CREATE', 'COMPLETE', 2, 5, 'complete'),  # visited, unchanged
-    ('UPDATE', 'FAILED', 2, 5, 'failed'),
-    ('UPDATE', 'FAILED', 1, 0, 'waiting'),     # an earlier failure
+@pytest.mark.parametrize('action,status,template,this_operation,expected', [
+    ('UPDATE', 'IN_PROGRESS', 1, True, 'in_progress'),
+    ('INIT', 'COMPLETE', 2, True, 'waiting'),
+    ('CREATE', 'COMPLETE', 1, False, 'waiting'),   # not visited yet
+    ('CREATE', 'COMPLETE', 2, True, 'complete'),  # visited, unchanged
+    ('UPDATE', 'FAILED', 2, True, 'failed'),
+    ('UPDATE', 'FAILED', 1, False, 'waiting'),     # an earlier failure
 ])
-def test_state_of_a_row(action, status, template, when, expected):
-    started = datetime.datetime(2026, 1, 1, 0, 0, 3)
-    changed = datetime.datetime(2026, 1, 1, 0, 0, when)
+def test_state_of_a_group(action, status, template, this_operation,
+                          expected):
     found = types.SimpleNamespace(action=action, status=status,
                                   current_template_id=template,
-                                  updated_at=changed, created_at=changed)
+                                  this_operation=this_operation)
     stack = {'action': 'UPDATE', 'raw_template_id': 2}
-    assert progress_engine._state(found, stack, started) == expected
+    assert progress_engine._state(found, stack) == expected
 
 
 # -- the view's parameter and the create/update option -----------------------
