@@ -325,9 +325,13 @@ def _held_data(conn, root_id) -> list:
         sa.select(resource.c.id, resource.c.name, resource.c.stack_id)
         .where(resource.c.id.in_(sorted({e.resource_id
                                          for e in entries}))))}
-    return [_HeldData(owner.id, owner.name, owner.stack_id, *entry[1:])
-            for entry in sorted(entries, key=lambda e: e.resource_id)
-            for owner in [owners.get(entry.resource_id)] if owner]
+    found = []
+    for entry in sorted(entries, key=lambda e: e.resource_id):
+        owner = owners.get(entry.resource_id)
+        if owner is not None:  # deleted between the two queries
+            found.append(_HeldData(owner.id, owner.name, owner.stack_id,
+                                   *entry[1:]))
+    return found
 
 
 _HeldData = collections.namedtuple(

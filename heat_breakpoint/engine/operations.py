@@ -247,8 +247,9 @@ def mark(stack, mode: str = CONTINUE) -> None:
 def add_targets(stack, paths, kind: str) -> None:
     """Hold (or, for CLEAR, do not hold) these resource paths.
 
-    One transaction and three statements, however many paths: a step
-    from a resource many others wait on arms them all at once.
+    One transaction and a statement per step (read, insert the new,
+    update the known), however many paths: a step from a resource many
+    others wait on arms them all at once.
     """
     forget(stack)
     key = root_operation(stack)
