@@ -205,6 +205,20 @@ def _root_of(owner_id):
     return (rows[0][0], rows[0][1]) if rows else None
 
 
+_TRAVERSAL_QUERY = sa.text(
+    'SELECT current_traversal FROM stack WHERE id = :stack_id')
+
+
+def stored_traversal(stack_id: str):
+    """The traversal the database has for a stack now (None: no stack).
+
+    One column through the plain read pool: a ``Stack.load`` reads the
+    stack, its template, environment and credentials to answer it.
+    """
+    rows = reader.read(_engine(), _TRAVERSAL_QUERY, {'stack_id': stack_id})
+    return rows[0][0] if rows else None
+
+
 def remember_root(stack, root_id: str, root_traversal: str) -> None:
     """Note ``stack``'s root operation, found by a caller's own walk.
 

@@ -40,7 +40,6 @@ from oslo_utils import timeutils
 from heat.common import exception
 from heat.db import api as db_api
 from heat.engine import check_resource
-from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 from heat.rpc import worker_client
 
@@ -79,6 +78,15 @@ request_context = contextvars.ContextVar('breakpoint_request_context',
 def _caller_context(rsrc):
     return (request_context.get() or oslo_context.get_current() or
             rsrc.context)
+
+
+# The check this thread parked last: (resource id, traversal). Heat ends a
+# cancelled check by loading the whole stack, to see whether a newer
+# traversal started meanwhile and waits on the resource
+# (``CheckResource._retrigger_new_traversal``); after a hold one column of
+# the stack's row answers that (:func:`newer_traversal_may_wait`).
+_parked_check = contextvars.ContextVar('breakpoint_parked_check',
+                                       default=None)
 
 
 class Parked(check_resource.CancelOperation):
@@ -234,7 +242,21 @@ def park(rsrc, rule, action: str, properties, when=breakpoints.BEFORE,
                actions=[a.upper() for a in rule.breakpoint.actions],
                source=rule.source, **record)
     operations.hold_started(rsrc.stack)
+    _parked_check.set((rsrc.id, rsrc.stack.current_traversal))
     raise Parked()
+
+
+def newer_traversal_may_wait(rsrc_id, traversal, stack_id) -> bool:
+    """Heat ends a cancelled check: may a newer traversal wait on it?
+
+    For the check this thread just parked, the stack's stored traversal
+    answers (False while it is still the check's). Any other check: True,
+    and Heat loads the stack and looks for itself, as stock.
+    """
+    if _parked_check.get() != (rsrc_id, traversal):
+        return True
+    _parked_check.set(None)
+    return operations.stored_traversal(stack_id) != traversal
 
 
 def hold_cooperatively(rsrc, action, bp):
@@ -314,9 +336,12 @@ def _redispatch(rsrc, record) -> None:
     # The caller's context, not the stack's stored one, which cannot
     # authenticate the rest of the traversal.
     cnxt = _caller_context(rsrc)
-    stack = parser.Stack.load(cnxt, stack_id=rsrc.stack.id,
-                              force_reload=True)
-    if stack.current_traversal != record['traversal']:
+    # The stack as loaded for this release, after the hold: the hold's
+    # traversal and graph, unless a newer operation began; one column of
+    # its row says whether one began since.
+    stack = rsrc.stack
+    if (stack.current_traversal != record['traversal'] or
+            operations.stored_traversal(stack.id) != record['traversal']):
         LOG.info('Not resuming %s: its operation was superseded',
                  rsrc.name)
         return

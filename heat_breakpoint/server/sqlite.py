@@ -17,16 +17,28 @@ one of them ``database is locked`` at once, whatever the busy timeout.
 ``BEGIN IMMEDIATE`` takes the write lock up front, so a second writer
 waits (up to ``busy_timeout``) instead of failing; WAL lets readers go on
 meanwhile. Applied to one engine, never process-wide.
+
+oslo.db also gives a file database no pool (``NullPool``): every
+transaction opened a new connection, which reads the schema again, about
+0.7 ms, and a convergence check runs dozens of transactions. The local
+server keeps its connections open instead (one per concurrent user).
 """
 
 import sqlalchemy
+from sqlalchemy import pool
 
 BUSY_TIMEOUT_MS = 60000
+# Connections kept open: Heat's RPC threads (64) and the API's. More at
+# once are opened and closed as before.
+POOL_SIZE = 80
 OSLO_DB_ENGINES = 'oslo_db.sqlalchemy.engines'
 
 
 def harden(engine: sqlalchemy.engine.Engine) -> None:
-    """WAL; a busy timeout and immediate transactions on every connection."""
+    """WAL; a busy timeout and immediate transactions on every connection.
+
+    And connections that stay open between transactions.
+    """
     if engine.dialect.name != 'sqlite':
         return
     # WAL is a property of the database file: set once, it stays. (Asking
@@ -53,3 +65,31 @@ def harden(engine: sqlalchemy.engine.Engine) -> None:
         if 'in_transaction' not in conn.info:
             conn.exec_driver_sql('BEGIN IMMEDIATE')
             conn.info['in_transaction'] = True
+
+    # A kept connection keeps its info: a transaction's marker must not
+    # outlive the transaction (the pool rolls back whatever is left).
+    @sqlalchemy.event.listens_for(engine, 'checkin')
+    def _forget_transaction(dbapi_con, con_record):
+        con_record.info.pop('in_transaction', None)
+
+    # Last: the pool takes the listeners above with it.
+    _keep_connections(engine)
+
+
+def _keep_connections(engine: sqlalchemy.engine.Engine) -> None:
+    """Replace oslo.db's ``NullPool`` by a pool of open connections.
+
+    The listeners registered so far (oslo.db's, the dialect's) go with
+    it. SQLAlchemy opens file databases with ``check_same_thread=False``,
+    so a connection may serve one thread, then another.
+    """
+    old = engine.pool
+    if not isinstance(old, pool.NullPool):
+        return
+    engine.pool = pool.QueuePool(
+        old._creator, pool_size=POOL_SIZE, max_overflow=-1,
+        recycle=old._recycle, echo=old.echo,
+        logging_name=old._orig_logging_name,
+        reset_on_return=old._reset_on_return, pre_ping=old._pre_ping,
+        _dispatch=old.dispatch, dialect=old._dialect)
+    old.dispose()

@@ -1,0 +1,85 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""How a parked check ends: Heat's question answered from the stack's row.
+
+Heat ends a cancelled check by loading the stack to see whether a newer
+traversal waits on the resource. For a check we parked, the stored
+traversal answers; for any other check Heat must look itself.
+"""
+
+import threading
+from unittest import mock
+
+import pytest
+import sqlalchemy as sa
+
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import parking
+
+
+@pytest.fixture
+def stacks():
+    engine = sa.create_engine('sqlite://')
+    with engine.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE stack (id VARCHAR(36) PRIMARY '
+                             'KEY, current_traversal VARCHAR(36))')
+        conn.exec_driver_sql("INSERT INTO stack VALUES ('s1', 't1')")
+    with mock.patch.object(operations.db_api, 'get_engine',
+                           return_value=engine), \
+            mock.patch.object(operations, '_ready_engines', set()):
+        operations._engine()
+        parking._parked_check.set(None)
+        yield engine
+    parking._parked_check.set(None)
+
+
+def _traversal(engine, traversal):
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "UPDATE stack SET current_traversal = ? WHERE id = 's1'",
+            (traversal,))
+
+
+def test_a_check_parked_on_the_current_traversal_needs_nothing(stacks):
+    parking._parked_check.set(('r1', 't1'))
+    assert parking.newer_traversal_may_wait('r1', 't1', 's1') is False
+    # Asked once per park: a second end of a check is Heat's to look at.
+    assert parking.newer_traversal_may_wait('r1', 't1', 's1') is True
+
+
+def test_a_newer_traversal_since_the_park_is_left_to_heat(stacks):
+    parking._parked_check.set(('r1', 't1'))
+    _traversal(stacks, 't2')
+    assert parking.newer_traversal_may_wait('r1', 't1', 's1') is True
+
+
+def test_a_stack_gone_is_left_to_heat(stacks):
+    parking._parked_check.set(('r1', 't1'))
+    assert parking.newer_traversal_may_wait('r1', 't1', 'nowhere') is True
+
+
+@pytest.mark.parametrize('parked', [None, ('r2', 't1'), ('r1', 't0')])
+def test_any_other_cancelled_check_is_left_to_heat(stacks, parked):
+    parking._parked_check.set(parked)
+    with mock.patch.object(operations, 'stored_traversal') as stored:
+        assert parking.newer_traversal_may_wait('r1', 't1', 's1') is True
+    stored.assert_not_called()
+
+
+def test_a_park_in_another_thread_is_not_this_ones(stacks):
+    parking._parked_check.set(('r1', 't1'))
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(
+        parking.newer_traversal_may_wait('r1', 't1', 's1')))
+    thread.start()
+    thread.join()
+    assert answers == [True]
