@@ -40,8 +40,29 @@ _QUERY = sa.text(
     ' action FROM up ORDER BY depth')
 
 
+# Where a Stack object keeps its walk: (its traversal, what was found).
+_WALK_ATTR = '_breakpoint_walk'
+
+
 def walk(stack):
-    """(path names, root id, root traversal, root action), or None."""
+    """(path names, root id, root traversal, root action), or None.
+
+    Asked once per Stack object and traversal: a check needs the root
+    operation (:mod:`operations`) and the path (:mod:`decision`), and
+    both come from this one query.
+    """
+    known = getattr(stack, _WALK_ATTR, None)
+    if known is not None and known[0] == stack.current_traversal:
+        return known[1]
+    found = _walk(stack)
+    try:
+        setattr(stack, _WALK_ATTR, (stack.current_traversal, found))
+    except AttributeError:  # an object that takes no attributes
+        pass
+    return found
+
+
+def _walk(stack):
     try:
         from heat.db import api as db_api
         rows = reader.read(db_api.get_engine(), _QUERY,

@@ -47,6 +47,7 @@ from heat.db import api as db_api
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint.db import reader
+from heat_breakpoint.engine import ancestry
 
 CONTINUE = 'continue'
 RUN_TO = 'to'
@@ -175,7 +176,8 @@ def root_operation(stack) -> tuple:
     known = getattr(stack, _ROOT_ATTR, None)
     if known is not None and known[0] == stack.current_traversal:
         return known[1]
-    found = _root_of(stack.owner_id)
+    walked = ancestry.walk(stack)
+    found = walked[1:3] if walked is not None else None
     if found is None:
         root_id = stack.root_stack_id()
         root = stack_objects.Stack.get_by_id(stack.context, root_id,
@@ -183,26 +185,6 @@ def root_operation(stack) -> tuple:
         found = root_id, root.current_traversal
     remember_root(stack, *found)
     return found
-
-
-# The root stack above a nested stack, and its traversal, in one query
-# through the plain read pool (Heat's own walk is a query per level, and
-# then one more for the root's row).
-_ROOT_QUERY = sa.text(
-    'WITH RECURSIVE up(id, owner_id, current_traversal) AS ('
-    ' SELECT id, owner_id, current_traversal FROM stack WHERE id = :owner'
-    ' UNION ALL SELECT s.id, s.owner_id, s.current_traversal FROM stack s'
-    ' JOIN up ON s.id = up.owner_id)'
-    ' SELECT id, current_traversal FROM up WHERE owner_id IS NULL')
-
-
-def _root_of(owner_id):
-    """(root id, root traversal) above ``owner_id``; None if not found."""
-    try:
-        rows = reader.read(_engine(), _ROOT_QUERY, {'owner': owner_id})
-    except sa.exc.DBAPIError:  # no recursive queries here: walk instead
-        return None
-    return (rows[0][0], rows[0][1]) if rows else None
 
 
 _TRAVERSAL_QUERY = sa.text(

@@ -56,7 +56,13 @@ def test_an_unknown_owner_leaves_the_walk_to_the_caller(engine):
     assert ancestry.walk(nested('nowhere', 'x')) is None
 
 
-def test_root_operation_reads_the_root_in_one_query(engine):
-    with mock.patch.object(operations, '_engine', return_value=engine):
-        assert operations._root_of('inner') == ('root', 'root-t')
-        assert operations._root_of('nowhere') is None
+def test_root_operation_and_path_share_one_walk(engine):
+    stack = nested('inner', 'leaf')
+    with mock.patch.object(ancestry, '_walk', wraps=ancestry._walk) as query:
+        assert operations.root_operation(stack) == ('root', 'root-t')
+        assert ancestry.walk(stack)[0] == ('outer', 'middle', 'leaf')
+        assert query.call_count == 1
+        # A new traversal of the stack may belong to a new operation.
+        stack.current_traversal = 'x-t2'
+        assert ancestry.walk(stack)[1:3] == ('root', 'root-t')
+        assert query.call_count == 2

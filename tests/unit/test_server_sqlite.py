@@ -60,6 +60,8 @@ def test_transactions_reuse_one_open_connection(database):
             'PRAGMA busy_timeout').scalar() == sqlite.BUSY_TIMEOUT_MS
         assert conn.exec_driver_sql(
             'PRAGMA journal_mode').scalar() == 'wal'
+        assert conn.exec_driver_sql(
+            'PRAGMA synchronous').scalar() == 1  # NORMAL
 
 
 def test_every_transaction_takes_the_write_lock_at_begin(database):
