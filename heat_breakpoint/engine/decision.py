@@ -316,10 +316,12 @@ def hold_rule(rsrc, action: str,
     found = operation_breakpoints(rsrc.stack)
     if not found or root_action(rsrc.stack) == ROLLBACK:
         return None
-    state = operations.current(rsrc.stack)
-    first = not rsrc.t.required_resource_names()
-    return decide(rules(found, state), resource_path(rsrc), action.lower(),
-                  when, first)
+    found = rules(found, operations.current(rsrc.stack))
+    # Whether the resource is one of its stack's first: Heat works it out
+    # from the whole definition, and only a step into a nested stack asks.
+    first = (any(rule.first_only for rule in found) and
+             not rsrc.t.required_resource_names())
+    return decide(found, resource_path(rsrc), action.lower(), when, first)
 
 
 def held_name(rule: Rule, rsrc) -> str:

@@ -21,7 +21,8 @@ meanwhile. Applied to one engine, never process-wide.
 oslo.db also gives a file database no pool (``NullPool``): every
 transaction opened a new connection, which reads the schema again, about
 0.7 ms, and a convergence check runs dozens of transactions. The local
-server keeps its connections open instead (one per concurrent user).
+server keeps its connections open instead (one per concurrent user), and
+commits as WAL is usually run: written, not flushed to disk each time.
 """
 
 import sqlalchemy
