@@ -226,8 +226,9 @@ def _tree(stack) -> _Tree:
         return known
     found = ancestry.walk(stack)
     if found is not None:
-        path, root_id, root_traversal, root_action = found
-        operations.remember_root(stack, root_id, root_traversal)
+        # The walk stays on the object: :mod:`operations` finds the root
+        # operation there.
+        path, root_id, _root_traversal, root_action = found
         tree = _Tree(path, root_id, root_action)
         _remember(stack, _TREE_ATTR, tree)
         return tree
