@@ -1,0 +1,201 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Where Heat is for a debug session, and the operation it launches.
+
+A session names a cloud (``clouds.yaml``), a no-auth endpoint, or
+neither: then it starts the embedded Heat (``heat-breakpoint-server``) on
+a free port of 127.0.0.1, in a state directory of its own, and stops it
+(and removes the directory) when the session ends. The operation is sent
+as ``openstack stack create/update`` sends it, its breakpoints in the
+environment files :meth:`BreakpointManager.prepare_environment` writes.
+"""
+
+import contextlib
+import ctypes
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from heatclient import client as heat_client
+from heatclient.common import template_utils
+from heatclient import exc as heat_exc
+from keystoneauth1 import noauth
+from keystoneauth1 import session as ks_session
+import requests
+
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import environment
+
+LOG = logging.getLogger(__name__)
+START_TIMEOUT = 180
+ACTIONS = ('create', 'update', 'delete')
+
+
+def client_for(endpoint=None, cloud=None):
+    """A heatclient v1 client for a no-auth endpoint or a named cloud."""
+    if endpoint:
+        sess = ks_session.Session(auth=noauth.NoAuth())
+        return heat_client.Client('1', session=sess,
+                                  endpoint_override=endpoint)
+    import openstack.config
+    try:
+        region = openstack.config.OpenStackConfig().get_one(cloud=cloud)
+    except Exception as exc:  # the SDK's own words for a bad cloud
+        raise exceptions.BreakpointCommandError(
+            _('Cannot use cloud %(cloud)s: %(reason)s') % {
+                'cloud': cloud, 'reason': exceptions.one_line(exc)})
+    return heat_client.Client(
+        '1', session=region.get_session(), service_type='orchestration',
+        region_name=region.region_name,
+        interface=region.get_interface('orchestration'))
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def _die_with_parent():  # pragma: no cover - runs in the child
+    # Linux: the server gets SIGTERM if the adapter itself is killed.
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class LocalHeat:
+    """The embedded Heat this session started, and how to stop it."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-dap-')
+        self.proc = None
+
+    @property
+    def endpoint(self):
+        return 'http://127.0.0.1:%d/v1/admin' % self.port
+
+    def start(self, say=lambda text: None):
+        cmd = [sys.executable, '-m', 'heat_breakpoint.server',
+               '--port', str(self.port), '--state-dir', self.state_dir,
+               '--reset']
+        log = open(os.path.join(self.state_dir, 'server.out'), 'ab')
+        say(_('Starting a local Heat on 127.0.0.1:%d') % self.port)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        log.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise exceptions.BreakpointCommandError(
+                    _('The local Heat exited with %(code)s: %(tail)s') % {
+                        'code': self.proc.returncode,
+                        'tail': exceptions.one_line(self._tail())})
+            try:
+                if requests.get(self.endpoint + '/stacks',
+                                timeout=2).status_code == 200:
+                    return self
+            except requests.RequestException:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise exceptions.BreakpointCommandError(
+            _('The local Heat did not answer in %d s') % START_TIMEOUT)
+
+    def _tail(self):
+        try:
+            with open(os.path.join(self.state_dir, 'server.out'),
+                      errors='replace') as out:
+                return out.read()[-500:]
+        except OSError:
+            return ''
+
+    def stop(self):
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.state_dir:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+            self.state_dir = None
+
+
+def start(manager, args, breakpoints_):
+    """Send the launch's create, update or delete; the stack's ident.
+
+    ``breakpoints_`` (model breakpoints) travel in the environment, as
+    ``--breakpoint`` and its kinds would.
+    """
+    client = manager.client
+    action = args.get('action') or 'create'
+    if action not in ACTIONS:
+        raise exceptions.BreakpointCommandError(
+            _('action must be one of %(actions)s, not %(action)r') % {
+                'actions': ', '.join(ACTIONS), 'action': action})
+    stack = args.get('stack')
+    if not stack:
+        raise exceptions.BreakpointCommandError(
+            _('launch needs "stack": the name of the stack'))
+    if action == 'delete':
+        st = manager.get_stack(stack)
+        client.stacks.delete(st.id)
+        return '%s/%s' % (st.stack_name, st.id)
+    template = args.get('template')
+    if not template:
+        raise exceptions.BreakpointCommandError(
+            _('launch needs "template": the path of the template file'))
+    existing = bool(args.get('existing'))
+    st = manager.get_stack(stack) if action == 'update' else None
+    ident = '%s/%s' % (st.stack_name, st.id) if st else None
+    prepared = manager.prepare_environment(
+        list(args.get('environment') or []), breakpoints_, stack=ident,
+        existing=existing,
+        template_names=environment.template_resource_names(template))
+    paths = prepared.paths if prepared else list(
+        args.get('environment') or [])
+    try:
+        tpl_files, tpl = template_utils.get_template_contents(
+            template_file=template)
+        tracker = []
+        env_files, env = template_utils.process_multiple_environments_and_files(
+            env_paths=paths, env_list_tracker=tracker)
+        fields = {'template': tpl, 'files': dict(tpl_files, **env_files),
+                  'parameters': dict(args.get('parameters') or {}),
+                  'environment': env, 'environment_files': tracker}
+        if action == 'create':
+            fields.update(stack_name=stack, disable_rollback=True)
+            created = client.stacks.create(**fields)
+            return '%s/%s' % (stack, created['stack']['id'])
+        fields.update(stack_id=ident, existing=existing)
+        client.stacks.update(**fields)
+        return ident
+    except heat_exc.HTTPException as exc:
+        raise exceptions.BreakpointCommandError(
+            _('Cannot %(action)s stack %(stack)s: %(reason)s') % {
+                'action': action, 'stack': stack,
+                'reason': exceptions.one_line(exc)})
+    finally:
+        if prepared is not None:
+            prepared.cleanup()
