@@ -179,8 +179,9 @@ def start(manager, args, breakpoints_):
         tpl_files, tpl = template_utils.get_template_contents(
             template_file=template)
         tracker = []
-        env_files, env = template_utils.process_multiple_environments_and_files(
-            env_paths=paths, env_list_tracker=tracker)
+        env_files, env = (
+            template_utils.process_multiple_environments_and_files(
+                env_paths=paths, env_list_tracker=tracker))
         fields = {'template': tpl, 'files': dict(tpl_files, **env_files),
                   'parameters': dict(args.get('parameters') or {}),
                   'environment': env, 'environment_files': tracker}

@@ -56,8 +56,8 @@ class Definition:
 
 def _last_line(node) -> int:
     """The last line (from 0) holding a character of ``node``."""
-    if isinstance(node, yaml.ScalarNode) or getattr(node, 'flow_style',
-                                                     False):
+    flow = getattr(node, 'flow_style', False)
+    if isinstance(node, yaml.ScalarNode) or flow:
         end = node.end_mark
         if end.column == 0 and end.line > node.start_mark.line:
             return end.line - 1
@@ -84,8 +84,10 @@ def _scalar(node):
 
 
 def _references(node, found):
-    """Resource names a definition refers to (depends_on, get_resource,
-    get_attr), in order."""
+    """Resource names a definition refers to, in order.
+
+    Through ``depends_on``, ``get_resource`` and ``get_attr``.
+    """
     if isinstance(node, yaml.MappingNode):
         for knode, vnode in node.value:
             key = _scalar(knode)

@@ -1,0 +1,61 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The DAP wire (:mod:`heatclient_ext.dap.framing`)."""
+
+import io
+
+import pytest
+
+from heatclient_ext.dap import framing
+
+
+def test_round_trip_with_non_ascii_body():
+    stream = io.BytesIO(framing.encode({'command': 'évaluer', 'n': 1}) +
+                        framing.encode({'command': 'next'}))
+    assert framing.read_message(stream) == {'command': 'évaluer', 'n': 1}
+    assert framing.read_message(stream) == {'command': 'next'}
+    assert framing.read_message(stream) is None
+
+
+def test_length_counts_bytes_not_characters():
+    data = framing.encode({'x': 'é'})
+    head, body = data.split(b'\r\n\r\n')
+    assert int(head.split(b': ')[1]) == len(body) == len('{"x":"é"}'
+                                                          .encode('utf-8'))
+
+
+def test_other_headers_are_ignored():
+    body = b'{"a":1}'
+    stream = io.BytesIO(b'Content-Type: application/json\r\n'
+                        b'Content-Length: 7\r\n\r\n' + body)
+    assert framing.read_message(stream) == {'a': 1}
+
+
+def test_truncated_body_is_the_end():
+    assert framing.read_message(io.BytesIO(
+        b'Content-Length: 50\r\n\r\n{"a":')) is None
+
+
+@pytest.mark.parametrize('data', [b'Content-Length: x\r\n\r\n',
+                                  b'Content-Length: 3\r\n\r\nabc'])
+def test_garbage_is_a_protocol_error(data):
+    with pytest.raises(framing.ProtocolError):
+        framing.read_message(io.BytesIO(data))
+
+
+def test_writer_numbers_messages():
+    out = io.BytesIO()
+    writer = framing.Writer(out)
+    writer.send({'type': 'event', 'event': 'initialized'})
+    writer.send({'type': 'event', 'event': 'stopped'})
+    out.seek(0)
+    assert [framing.read_message(out)['seq'] for _i in range(2)] == [1, 2]
