@@ -54,7 +54,8 @@ def read_message(stream):
 
 
 def encode(message) -> bytes:
-    body = json.dumps(message, separators=(',', ':')).encode('utf-8')
+    body = json.dumps(message, separators=(',', ':'),
+                      ensure_ascii=False).encode('utf-8')
     return HEADER + str(len(body)).encode('ascii') + b'\r\n\r\n' + body
 
 

@@ -29,8 +29,8 @@ def test_round_trip_with_non_ascii_body():
 def test_length_counts_bytes_not_characters():
     data = framing.encode({'x': 'é'})
     head, body = data.split(b'\r\n\r\n')
-    assert int(head.split(b': ')[1]) == len(body) == len('{"x":"é"}'
-                                                          .encode('utf-8'))
+    expected = len('{"x":"é"}'.encode('utf-8'))
+    assert int(head.split(b': ')[1]) == len(body) == expected
 
 
 def test_other_headers_are_ignored():
