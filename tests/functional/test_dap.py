@@ -1,0 +1,73 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""``heat-breakpoint dap`` driven by a DAP client nobody here wrote.
+
+Each ``tests/functional/dap/*.test.js`` file runs under mocha with the
+``DebugClient`` of ``@vscode/debugadapter-testsupport`` (pinned in
+``tests/functional/dap/package.json``, installed by ``npm ci`` there),
+against the real local Heat of the ``heat_server`` fixture; the one that
+launches without an endpoint starts its own. node and the installed
+packages are required: a missing one fails with what to run.
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dap')
+MOCHA = os.path.join(HERE, 'node_modules', '.bin', 'mocha')
+TESTSUPPORT = os.path.join(HERE, 'node_modules', '@vscode',
+                           'debugadapter-testsupport')
+FILES = sorted(os.path.basename(path)
+               for path in glob.glob(os.path.join(HERE, '*.test.js')))
+RUN_TIMEOUT = 600
+
+
+def adapter_command():
+    """The ``heat-breakpoint`` script of the Python running the tests."""
+    found = os.path.join(os.path.dirname(sys.executable), 'heat-breakpoint')
+    return found if os.path.exists(found) else shutil.which(
+        'heat-breakpoint')
+
+
+def _require_node():
+    node = shutil.which('node')
+    if node is None:
+        pytest.fail('node is not installed: the DAP tests need node 20 and '
+                    'npm, then (cd tests/functional/dap && npm ci)')
+    if not (os.path.exists(MOCHA) and os.path.isdir(TESTSUPPORT)):
+        pytest.fail('the DAP test client is not installed: run '
+                    '(cd tests/functional/dap && npm ci)')
+    return node
+
+
+def test_every_dap_test_file_is_collected():
+    assert {'breakpoints.test.js', 'stepping.test.js'} <= set(FILES)
+
+
+@pytest.mark.parametrize('test_file', FILES)
+def test_dap_client(heat_server, test_file):
+    node = _require_node()
+    env = dict(os.environ, HEAT_ENDPOINT=heat_server.endpoint,
+               HEAT_BREAKPOINT=adapter_command(), OS_AUTH_TYPE='none',
+               OS_ENDPOINT=heat_server.endpoint)
+    proc = subprocess.run(
+        [node, MOCHA, '--timeout', '180000', '--exit', test_file],
+        cwd=HERE, env=env, capture_output=True, text=True,
+        timeout=RUN_TIMEOUT)
+    assert proc.returncode == 0, '%s\n%s' % (proc.stdout[-10000:],
+                                             proc.stderr[-3000:])
+    assert ' passing' in proc.stdout and ' failing' not in proc.stdout
