@@ -144,6 +144,9 @@ class Session:
         self.started_at = None
         self.seen_running = False
         self.cancelled = False
+        # Bumped by every release this session sends: a refresh read
+        # before it is stale (it would show the released hold again).
+        self.generation = 0
 
     # -- wire
 
@@ -373,7 +376,10 @@ class Session:
 
     def refresh(self):
         """One request: held resources, latest events, the stack's state."""
+        generation = self.generation
         snap = watch.fetch(self.client, self.stack)
+        if generation != self.generation:
+            return None  # a release went out meanwhile: read again
         if snap is None:
             # Gone (a delete finished) or no view: one stock look says.
             try:
@@ -383,6 +389,8 @@ class Session:
             snap = watch.Snapshot(st.stack_name, st.id,
                                   st.stack_status or '', [], {})
         with self.lock:
+            if generation != self.generation:
+                return None
             self._events(snap)
             self._holds(snap)
         status = snap.status
@@ -543,10 +551,19 @@ class Session:
                 return [self.held[path]]
             return list(self.held.values())
 
-    def _resumed(self, reason=None):
-        self.reason = reason
-        self.refs.clear()
-        self.frames.clear()
+    def _resumed(self, reason=None, rows=()):
+        """Before a release: its threads go, its next holds are new."""
+        with self.lock:
+            self.generation += 1
+            self.reason = reason
+            self.refs.clear()
+            self.frames.clear()
+            for row in rows:
+                path = row['resource']
+                if self.held.pop(path, None) is not None:
+                    self.event('thread', {
+                        'reason': 'exited',
+                        'threadId': self.threads.pop(path)})
 
     def _release(self, rows, how):
         for row in rows:
@@ -559,7 +576,7 @@ class Session:
         tid = args.get('threadId')
         single = bool(args.get('singleThread'))
         rows = self._rows(tid, single)
-        self._resumed()
+        self._resumed(rows=rows)
         # Released as "clear": the other breakpoints stay armed.
         self._release(rows, reasons.RELEASE_CLEAR)
         return {'allThreadsContinued': not single}
@@ -568,7 +585,7 @@ class Session:
         rows = self._rows(args.get('threadId'))
         if not rows:
             raise RequestError(_('nothing is held'))
-        self._resumed('step')
+        self._resumed('step', rows)
         for row in rows:
             self.manager.step(self.stack, row['resource'])
 
@@ -582,7 +599,7 @@ class Session:
 
     def on_stepOut(self, args):
         rows = self._rows(args.get('threadId'))
-        self._resumed('step')
+        self._resumed('step', rows)
         for row in rows:
             parent = row['resource'].rpartition('/')[0]
             if parent and self.map is not None:
@@ -601,7 +618,9 @@ class Session:
         found = self.frames.get(args.get('frameId'))
         if found is None:
             raise RequestError(_('unknown frame %s') % args.get('frameId'))
-        self._resumed('step')
+        rows = [row for row in self._rows(None, single=False)
+                if row['resource'] == found[0]]
+        self._resumed('step', rows)
         self.manager.retry(self.stack, found[0])
 
     def on_pause(self, args):
@@ -645,7 +664,9 @@ class Session:
             raise RequestError(_('Cannot cancel: %s') %
                                exceptions.one_line(exc))
         self.cancelled = True
-        self._release(self._rows(None, single=False), reasons.RELEASE_CLEAR)
+        rows = self._rows(None, single=False)
+        self._resumed(rows=rows)
+        self._release(rows, reasons.RELEASE_CLEAR)
         if status.startswith('CREATE'):
             # The rollback of a create: the stack goes, once it stopped.
             for _i in range(100):
@@ -699,21 +720,21 @@ class Session:
         names = lambda rows: ', '.join(r['resource'] for r in rows) or \
             _('nothing')  # noqa: E731
         if verb == watch.STEP:
-            self._resumed('step')
+            self._resumed('step', [r for r in held if r['resource'] == arg])
             return _('stepped from %s') % names(
                 self.manager.step(self.stack, arg))
         if verb == watch.RELEASE:
-            self._resumed()
             rows = [r for r in held if r['resource'] in arg]
+            self._resumed(rows=rows)
             self._release(rows, reasons.RELEASE_CLEAR)
             return _('released %s') % names(rows)
         if verb == watch.CONTINUE:
-            self._resumed()
+            self._resumed(rows=held)
             return _('released %s (continue); no breakpoint holds for the '
                      'rest of this operation') % names(
                          self.manager.continue_(self.stack))
         if verb == watch.TO:
-            self._resumed()
+            self._resumed(rows=[r for r in held if r['resource'] != arg])
             return _('running to %(to)s: released %(names)s') % {
                 'to': arg, 'names': names(
                     self.manager.continue_(self.stack, to=arg))}
