@@ -45,6 +45,7 @@ LOG = logging.getLogger(__name__)
 #: Seconds between refreshes: a hold reaches the editor well within 0.5 s.
 POLL = 0.2
 CONFIGURE_TIMEOUT = 10
+EXPECT_TIMEOUT = 60
 OPERATION_THREAD = 1
 FAILURES = 'failures'
 #: Breakpoint conditions the editor may write, and the kind each means.
@@ -147,6 +148,10 @@ class Session:
         # Bumped by every release this session sends: a refresh read
         # before it is stale (it would show the released hold again).
         self.generation = 0
+        # After a cancel: the status prefix that ends the session
+        # (ROLLBACK for an update, DELETE for a create), and since when.
+        self.expect = None
+        self.expect_since = 0
 
     # -- wire
 
@@ -396,6 +401,9 @@ class Session:
         status = snap.status
         if status.endswith('_IN_PROGRESS'):
             self.seen_running = True
+        elif self.expect and not status.startswith(self.expect) and \
+                time.monotonic() - self.expect_since < EXPECT_TIMEOUT:
+            pass  # the cancel's rollback has not begun yet
         elif self.seen_running or self._action_done(status):
             self._finish(status, '')
         return snap
@@ -653,6 +661,8 @@ class Session:
         status = st.stack_status or ''
         if not status.endswith('_IN_PROGRESS'):
             return
+        self.expect_since = time.monotonic()
+        self.expect = 'ROLLBACK' if status.startswith('UPDATE') else 'DELETE'
         try:
             if status.startswith('UPDATE'):
                 self.client.actions.cancel_update(self.stack)
@@ -661,6 +671,7 @@ class Session:
                 self.client.actions.cancel_without_rollback(self.stack)
                 self.say(_('cancelled the create: the stack is deleted'))
         except Exception as exc:
+            self.expect = None
             raise RequestError(_('Cannot cancel: %s') %
                                exceptions.one_line(exc))
         self.cancelled = True
