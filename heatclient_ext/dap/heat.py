@@ -20,11 +20,9 @@ environment files :meth:`BreakpointManager.prepare_environment` writes.
 """
 
 import contextlib
-import ctypes
 import logging
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -72,14 +70,6 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _die_with_parent():  # pragma: no cover - runs in the child
-    # Linux: the server gets SIGTERM if the adapter itself is killed.
-    try:
-        ctypes.CDLL(None).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 class LocalHeat:
     """The embedded Heat this session started, and how to stop it."""
 
@@ -100,7 +90,7 @@ class LocalHeat:
         say(_('Starting a local Heat on 127.0.0.1:%d') % self.port)
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+            stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:

@@ -205,7 +205,8 @@ class Session:
                                           args.get('cloud'))
         else:
             self.local = heat.LocalHeat().start(self.say)
-            self.say(_('Local Heat ready at %s') % self.local.endpoint)
+            self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
+                'url': self.local.endpoint, 'dir': self.local.state_dir})
             self.client = heat.client_for(self.local.endpoint)
         self.manager = bp_v1.BreakpointManager(self.client)
 
