@@ -138,7 +138,8 @@ class Session:
         self.refs = variables.References()
         self.frames = {}  # frame id -> (path, Definition or None, index)
         self.seen_events = set()
-        self.reason = None  # step / pause, for the next holds
+        self.reason = None  # 'step', for the next holds
+        self.reason_at = {}  # path -> 'entry' or 'pause': why it was armed
         self.finished = threading.Event()
         self.ended = threading.Event()  # disconnect: stop reading
         self.poller = None
@@ -225,10 +226,12 @@ class Session:
             LOG.info('no configurationDone: launching anyway')
         with self.lock:
             wanted = self._wanted()
+            entry = set()
             if args.get('stopOnEntry') and self.map is not None:
-                wanted |= {(name, breakpoints.BEFORE)
-                           for name in self.map.first_resources()}
-            bps = [bp for name, when in sorted(wanted)
+                entry = {(name, breakpoints.BEFORE)
+                         for name in self.map.first_resources()} - wanted
+                self.reason_at.update((name, 'entry') for name, _w in entry)
+            bps = [bp for name, when in sorted(wanted | entry)
                    for bp in breakpoints.parse_names([name], when=when)]
             if self.action == 'delete':
                 bps = []
@@ -440,6 +443,8 @@ class Session:
             when = bp_v1.row_value(row, 'when')
             if when == breakpoints.FAILED:
                 reason = 'exception'
+            elif path in self.reason_at and not hits:
+                reason = self.reason_at.pop(path)
             elif self.reason and not hits:
                 reason = self.reason
             else:
@@ -635,7 +640,6 @@ class Session:
     def on_pause(self, args):
         if self.map is None:
             raise RequestError(_('pause needs the launched template'))
-        self._resumed('pause')
         armed = []
         for name in sorted(self.map.paths):
             if not self.map.concrete(name) or name in self.held:
@@ -643,6 +647,7 @@ class Session:
             try:
                 if self.manager.set(self.stack, name) == bp_v1.ARMED:
                     armed.append(name)
+                    self.reason_at[name] = 'pause'
             except exceptions.USER_ERRORS:
                 pass  # done or running already: nothing to hold there
         self.say(_('pause: holding %s before they start') % (
