@@ -1,0 +1,221 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The session's own logic (:mod:`heatclient_ext.dap.session`).
+
+What reaches Heat is proven by tests/functional/test_dap.py against the
+real local Heat; here the manager is a mock, to show what the session
+asks of it and what it tells the editor.
+"""
+
+from unittest import mock
+
+import pytest
+
+from heat_breakpoint import reasons
+from heatclient_ext.dap import session as dap_session
+from heatclient_ext.v1 import watch
+
+TEMPLATE = '''\
+heat_template_version: 2018-08-31
+resources:
+  a:
+    type: OS::Heat::None
+  b:
+    type: OS::Heat::None
+    depends_on: a
+'''
+
+
+def _row(path, when='before', breakpoint=None, since='t1'):
+    return {'resource': path, 'state': 'held', 'when': when,
+            'action': 'CREATE', 'breakpoint': breakpoint or path,
+            'held_since': since, 'hook': 'pre-create', 'form': 'plugin',
+            'stack': 's/1', 'resource_name': path.rsplit('/', 1)[-1],
+            'why': ''}
+
+
+@pytest.fixture
+def sess(tmp_path):
+    sent = []
+    found = dap_session.Session(sent.append)
+    found.sent = sent
+    path = tmp_path / 'app.yaml'
+    path.write_text(TEMPLATE)
+    found.template = str(path)
+    found._template_map({'template': str(path)})
+    return found
+
+
+def _running(sess):
+    sess.stack = 's/1'
+    sess.manager = mock.Mock()
+    sess.manager.set.return_value = 'armed'
+    sess.manager.clear.return_value = ([], 'disarmed')
+
+
+def _events(sess, name):
+    return [m['body'] for m in sess.sent
+            if m.get('type') == 'event' and m['event'] == name]
+
+
+def _answer(sess, command, **arguments):
+    sess.handle({'seq': 7, 'type': 'request', 'command': command,
+                 'arguments': arguments})
+    return [m for m in sess.sent if m.get('type') == 'response'][-1]
+
+
+def test_conditions_are_the_kinds(sess):
+    answer = _answer(sess, 'setBreakpoints', source={'path': sess.template},
+                     breakpoints=[{'line': 4, 'condition': 'replaced'},
+                                  {'line': 6, 'condition': 'sometimes'}])
+    good, bad = answer['body']['breakpoints']
+    assert good['verified'] and good['line'] == 3
+    assert not bad['verified']
+    assert bad['message'] == ("unknown condition 'sometimes': one of after, "
+                              "before, changed, failed, replaced")
+    assert sess._wanted() == {('a', 'replaced')}
+
+
+def test_no_template_no_line_breakpoint():
+    sent = []
+    sess = dap_session.Session(sent.append)
+    answer = _answer_of(sess, sent, 'setBreakpoints',
+                        source={'path': '/x.yaml'}, breakpoints=[{'line': 1}])
+    assert answer['body']['breakpoints'][0]['verified'] is False
+    assert answer['body']['breakpoints'][0]['message'] == \
+        'no template launched'
+
+
+def _answer_of(sess, sent, command, **arguments):
+    sess.handle({'seq': 1, 'type': 'request', 'command': command,
+                 'arguments': arguments})
+    return sent[-1]
+
+
+def test_breakpoints_changed_while_running_are_armed_and_disarmed(sess):
+    _running(sess)
+    _answer(sess, 'setBreakpoints', source={'path': sess.template},
+            breakpoints=[{'line': 3}, {'line': 5, 'condition': 'after'}])
+    assert sorted(sess.manager.set.call_args_list) == [
+        mock.call('s/1', 'a', 'before'), mock.call('s/1', 'b', 'after')]
+    _answer(sess, 'setBreakpoints', source={'path': sess.template},
+            breakpoints=[{'line': 5, 'condition': 'after'}])
+    sess.manager.clear.assert_called_once_with('s/1', 'a')
+    assert sess.manager.set.call_count == 2
+
+
+def test_a_pattern_is_not_armed_mid_operation(sess):
+    _running(sess)
+    answer = _answer(sess, 'setFunctionBreakpoints',
+                     breakpoints=[{'name': 'node_*'}])
+    assert answer['body']['breakpoints'][0]['verified'] is True
+    sess.manager.set.assert_not_called()
+    assert any('node_*: a pattern can only be armed' in e['output']
+               for e in _events(sess, 'output'))
+
+
+def test_holds_become_threads_and_stops(sess):
+    _running(sess)
+    _answer(sess, 'setBreakpoints', source={'path': sess.template},
+            breakpoints=[{'line': 5}])
+    _answer(sess, 'setExceptionBreakpoints', filters=['failures'])
+    bp_ids = [bp.id for bp in sess._all_bps()]
+    snap = watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
+                          [_row('b'), _row('a', 'failed', '*')], {})
+    sess._holds(snap)
+    stopped = {s['description'].split(' ')[0]: s
+               for s in _events(sess, 'stopped')}
+    assert stopped['b']['reason'] == 'breakpoint'
+    assert stopped['b']['hitBreakpointIds'] == [bp_ids[0]]
+    assert stopped['a']['reason'] == 'exception'
+    assert stopped['a']['hitBreakpointIds'] == [bp_ids[1]]
+    threads = _answer(sess, 'threads')['body']['threads']
+    assert [t['name'] for t in threads] == [
+        'stack s', 'a (on CREATE failure)', 'b (before CREATE)']
+    # b released elsewhere: its thread goes, nothing stops again.
+    sess._holds(snap._replace(rows=[_row('a', 'failed', '*')]))
+    assert _events(sess, 'thread')[-1] == {
+        'reason': 'exited', 'threadId': stopped['b']['threadId']}
+    assert len(_events(sess, 'stopped')) == 2
+
+
+def test_continue_keeps_other_breakpoints_armed(sess):
+    _running(sess)
+    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
+                               [_row('a'), _row('b')], {}))
+    tid = sess.threads['a']
+    answer = _answer(sess, 'continue', threadId=tid, singleThread=True)
+    assert answer['body'] == {'allThreadsContinued': False}
+    sess.manager.release.assert_called_once_with(
+        's/1', 'a', reasons.RELEASE_CLEAR, [_row('a')])
+    assert list(sess.held) == ['b']
+    _answer(sess, 'continue', threadId=sess.threads['b'])
+    assert sess.manager.release.call_args.args[:3] == (
+        's/1', 'b', reasons.RELEASE_CLEAR)
+
+
+def test_a_refresh_read_before_a_release_is_dropped(sess):
+    _running(sess)
+    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
+                               [_row('a')], {}))
+    stale = watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS', [_row('a')], {})
+
+    def fetch(client, stack):
+        # The editor's continue lands while this request is out.
+        _answer(sess, 'continue', threadId=sess.threads['a'])
+        return stale
+
+    with mock.patch.object(watch, 'fetch', fetch):
+        assert sess.refresh() is None
+    assert sess.held == {}
+    assert len(_events(sess, 'stopped')) == 1
+
+
+def test_the_end_of_the_operation_is_exited_then_terminated(sess):
+    _running(sess)
+    sess.seen_running = True
+    done = watch.Snapshot('s', '1', 'CREATE_FAILED', [], {'events': [
+        {'time': '2026-01-01T10:00:00Z', 'resource': 'a',
+         'action': 'CREATE', 'status': 'FAILED', 'reason': 'boom'}]})
+    sess.manager.get_stack.return_value.stack_status_reason = 'boom'
+    with mock.patch.object(watch, 'fetch', return_value=done) as fetch:
+        sess.refresh()
+    fetch.assert_called_once()
+    names = [m['event'] for m in sess.sent if m.get('type') == 'event']
+    assert names[-2:] == ['exited', 'terminated']
+    assert _events(sess, 'exited') == [{'exitCode': 1}]
+    outputs = ''.join(e['output'] for e in _events(sess, 'output'))
+    assert '10:00:00  a  CREATE_FAILED  boom' in outputs
+    assert 'Stack s/1 CREATE_FAILED: boom' in outputs
+
+
+def test_repl_speaks_the_watch_prompt(sess):
+    _running(sess)
+    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
+                               [_row('a')], {}))
+    answer = _answer(sess, 'evaluate', expression='set b', context='repl')
+    assert answer['body']['result'] == 'b: armed'
+    sess.manager.set.assert_called_with('s/1', 'b')
+    answer = _answer(sess, 'evaluate', expression='zz', context='repl')
+    assert answer['success'] is False
+    assert answer['message'] == 'zz is not held (held: a)'
+    sess.manager.continue_.return_value = [_row('a')]
+    answer = _answer(sess, 'evaluate', expression='to b', context='repl')
+    sess.manager.continue_.assert_called_once_with('s/1', to='b')
+    assert answer['body']['result'] == 'running to b: released a'
+    assert sess.held == {}
+
+
+def test_unknown_request_is_refused(sess):
+    answer = _answer(sess, 'readMemory')
+    assert (answer['success'], answer['message']) == (
+        False, 'readMemory is not supported')
