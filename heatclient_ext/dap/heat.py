@@ -182,7 +182,7 @@ def start(manager, args, breakpoints_):
         fields.update(stack_id=ident, existing=existing)
         client.stacks.update(**fields)
         return ident
-    except heat_exc.HTTPException as exc:
+    except (heat_exc.HTTPException, heat_exc.CommandError) as exc:
         raise exceptions.BreakpointCommandError(
             _('Cannot %(action)s stack %(stack)s: %(reason)s') % {
                 'action': action, 'stack': stack,

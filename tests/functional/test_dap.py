@@ -22,10 +22,14 @@ packages are required: a missing one fails with what to run.
 import glob
 import os
 import shutil
+import socket
 import subprocess
 import sys
 
 import pytest
+
+from heatclient_ext.dap import framing
+from tests.functional import conftest
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dap')
 MOCHA = os.path.join(HERE, 'node_modules', '.bin', 'mocha')
@@ -73,3 +77,53 @@ def test_dap_client(heat_server, test_file):
     assert proc.returncode == 0, '%s\n%s' % (proc.stdout[-10000:],
                                              proc.stderr[-3000:])
     assert ' passing' in proc.stdout and ' failing' not in proc.stdout
+
+
+def _session_over_tcp(port, endpoint, stack):
+    """initialize, attach, threads, disconnect on one connection."""
+    with socket.create_connection(('127.0.0.1', port), timeout=30) as conn:
+        reader, writer = conn.makefile('rb'), conn.makefile('wb')
+        for seq, command, args in (
+                (1, 'initialize', {'adapterID': 'heat'}),
+                (2, 'attach', {'stack': stack, 'endpoint': endpoint}),
+                (3, 'configurationDone', {})):
+            writer.write(framing.encode({'seq': seq, 'type': 'request',
+                                         'command': command,
+                                         'arguments': args}))
+        writer.flush()
+        answers = {}
+        while 2 not in answers:
+            message = framing.read_message(reader)
+            assert message is not None, answers
+            if message['type'] == 'response':
+                answers[message['request_seq']] = message
+        writer.write(framing.encode({'seq': 4, 'type': 'request',
+                                     'command': 'disconnect',
+                                     'arguments': {}}))
+        writer.flush()
+        return answers
+
+
+def test_port_serves_one_session_after_another(heat_server, heat,
+                                               stack_name):
+    heat.stacks.create(stack_name=stack_name, template={
+        'heat_template_version': '2018-08-31',
+        'resources': {'a': {'type': 'OS::Heat::None'}}})
+    port = conftest.free_port()
+    proc = subprocess.Popen([adapter_command(), 'dap', '--port', str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stderr.readline().strip() == (
+            'heat-breakpoint dap listening on 127.0.0.1:%d' % port)
+        for _attempt in range(2):
+            answers = _session_over_tcp(port, heat_server.endpoint,
+                                        stack_name)
+            assert answers[1]['body']['supportsConfigurationDoneRequest']
+            assert answers[2]['success'], answers[2]
+        missing = _session_over_tcp(port, heat_server.endpoint, 'no-such')
+        assert missing[2]['success'] is False
+        assert missing[2]['message'] == 'Stack not found: no-such'
+    finally:
+        proc.terminate()
+        proc.wait(30)

@@ -59,3 +59,35 @@ def test_writer_numbers_messages():
     writer.send({'type': 'event', 'event': 'stopped'})
     out.seek(0)
     assert [framing.read_message(out)['seq'] for _i in range(2)] == [1, 2]
+
+
+def test_serve_answers_until_disconnect():
+    from heatclient_ext.dap import main as dap_main
+    requests = b''.join(framing.encode(
+        {'seq': seq, 'type': 'request', 'command': command,
+         'arguments': {}})
+        for seq, command in ((1, 'initialize'), (2, 'threads'),
+                             (3, 'disconnect'), (4, 'threads')))
+    out = io.BytesIO()
+    dap_main.serve(io.BytesIO(requests), out)
+    out.seek(0)
+    answers = []
+    while True:
+        message = framing.read_message(out)
+        if message is None:
+            break
+        answers.append(message)
+    assert [(m['request_seq'], m['command'], m['success'])
+            for m in answers] == [(1, 'initialize', True),
+                                  (2, 'threads', True),
+                                  (3, 'disconnect', True)]
+    assert answers[0]['body']['exceptionBreakpointFilters'][0][
+        'filter'] == 'failures'
+
+
+def test_heat_breakpoint_dap_is_a_subcommand(capsys):
+    from heatclient_ext import shell
+    with pytest.raises(SystemExit) as done:
+        shell.main(['dap', '--help'])
+    assert done.value.code == 0
+    assert 'usage: heat-breakpoint dap' in capsys.readouterr().out
