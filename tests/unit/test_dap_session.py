@@ -56,10 +56,14 @@ def sess(tmp_path):
 
 
 def _running(sess):
-    sess.stack = 's/1'
     sess.manager = mock.Mock()
     sess.manager.set.return_value = 'armed'
     sess.manager.clear.return_value = ([], 'disarmed')
+    sess._started('s/1')
+
+
+def _hold(sess, rows):
+    sess.holds.update(rows, sess.breakpoints.hits)
 
 
 def _events(sess, name):
@@ -82,7 +86,7 @@ def test_conditions_are_the_kinds(sess):
     assert not bad['verified']
     assert bad['message'] == ("unknown condition 'sometimes': one of after, "
                               "before, changed, failed, replaced")
-    assert sess._wanted() == {('a', 'replaced')}
+    assert sess.breakpoints.wanted() == {('a', 'replaced')}
 
 
 def test_no_template_no_line_breakpoint():
@@ -128,10 +132,8 @@ def test_holds_become_threads_and_stops(sess):
     _answer(sess, 'setBreakpoints', source={'path': sess.template},
             breakpoints=[{'line': 5}])
     _answer(sess, 'setExceptionBreakpoints', filters=['failures'])
-    bp_ids = [bp.id for bp in sess._all_bps()]
-    snap = watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
-                          [_row('b'), _row('a', 'failed', '*')], {})
-    sess._holds(snap)
+    bp_ids = [bp.id for bp in sess.breakpoints.all()]
+    _hold(sess, [_row('b'), _row('a', 'failed', '*')])
     stopped = {s['description'].split(' ')[0]: s
                for s in _events(sess, 'stopped')}
     assert stopped['b']['reason'] == 'breakpoint'
@@ -142,7 +144,7 @@ def test_holds_become_threads_and_stops(sess):
     assert [t['name'] for t in threads] == [
         'stack s', 'a (on CREATE failure)', 'b (before CREATE)']
     # b released elsewhere: its thread goes, nothing stops again.
-    sess._holds(snap._replace(rows=[_row('a', 'failed', '*')]))
+    _hold(sess, [_row('a', 'failed', '*')])
     assert _events(sess, 'thread')[-1] == {
         'reason': 'exited', 'threadId': stopped['b']['threadId']}
     assert len(_events(sess, 'stopped')) == 2
@@ -150,33 +152,31 @@ def test_holds_become_threads_and_stops(sess):
 
 def test_continue_keeps_other_breakpoints_armed(sess):
     _running(sess)
-    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
-                               [_row('a'), _row('b')], {}))
-    tid = sess.threads['a']
+    _hold(sess, [_row('a'), _row('b')])
+    tid = sess.holds.threads['a']
     answer = _answer(sess, 'continue', threadId=tid, singleThread=True)
     assert answer['body'] == {'allThreadsContinued': False}
     sess.manager.release.assert_called_once_with(
         's/1', 'a', reasons.RELEASE_CLEAR, [_row('a')])
-    assert list(sess.held) == ['b']
-    _answer(sess, 'continue', threadId=sess.threads['b'])
+    assert list(sess.holds.held) == ['b']
+    _answer(sess, 'continue', threadId=sess.holds.threads['b'])
     assert sess.manager.release.call_args.args[:3] == (
         's/1', 'b', reasons.RELEASE_CLEAR)
 
 
 def test_a_refresh_read_before_a_release_is_dropped(sess):
     _running(sess)
-    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
-                               [_row('a')], {}))
+    _hold(sess, [_row('a')])
     stale = watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS', [_row('a')], {})
 
     def fetch(client, stack):
         # The editor's continue lands while this request is out.
-        _answer(sess, 'continue', threadId=sess.threads['a'])
+        _answer(sess, 'continue', threadId=sess.holds.threads['a'])
         return stale
 
     with mock.patch.object(watch, 'fetch', fetch):
         assert sess.refresh() is None
-    assert sess.held == {}
+    assert sess.holds.held == {}
     assert len(_events(sess, 'stopped')) == 1
 
 
@@ -200,8 +200,7 @@ def test_the_end_of_the_operation_is_exited_then_terminated(sess):
 
 def test_repl_speaks_the_watch_prompt(sess):
     _running(sess)
-    sess._holds(watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS',
-                               [_row('a')], {}))
+    _hold(sess, [_row('a')])
     answer = _answer(sess, 'evaluate', expression='set b', context='repl')
     assert answer['body']['result'] == 'b: armed'
     sess.manager.set.assert_called_with('s/1', 'b')
@@ -212,10 +211,28 @@ def test_repl_speaks_the_watch_prompt(sess):
     answer = _answer(sess, 'evaluate', expression='to b', context='repl')
     sess.manager.continue_.assert_called_once_with('s/1', to='b')
     assert answer['body']['result'] == 'running to b: released a'
-    assert sess.held == {}
+    assert sess.holds.held == {}
 
 
 def test_unknown_request_is_refused(sess):
     answer = _answer(sess, 'readMemory')
     assert (answer['success'], answer['message']) == (
         False, 'readMemory is not supported')
+
+
+def test_a_released_hold_still_listed_is_no_new_stop(sess, monkeypatch):
+    _running(sess)
+    _hold(sess, [_row('a', since='t1')])
+    _answer(sess, 'continue', threadId=sess.holds.threads['a'])
+    _hold(sess, [_row('a', since='t1')])  # Heat has not cleared it yet
+    assert len(_events(sess, 'stopped')) == 1 and sess.holds.held == {}
+    _hold(sess, [_row('a', since='t2')])  # held again (a retry)
+    assert len(_events(sess, 'stopped')) == 2
+    _answer(sess, 'continue', threadId=sess.holds.threads['a'])
+    _hold(sess, [])  # gone once: whatever is listed next is new
+    _hold(sess, [_row('a', since='t2')])
+    assert len(_events(sess, 'stopped')) == 3
+    monkeypatch.setattr(dap_session.dap_holds, 'RELEASE_GRACE', 0)
+    _answer(sess, 'continue', threadId=sess.holds.threads['a'])
+    _hold(sess, [_row('a', since='t2')])  # still held after the grace
+    assert len(_events(sess, 'stopped')) == 4

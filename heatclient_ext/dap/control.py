@@ -1,0 +1,176 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""What the editor's buttons and the Debug Console do to the operation.
+
+Every action is one of the manager's calls, as the CLI makes them:
+continue releases (as ``clear``: the other breakpoints stay armed), step
+over and into are ``breakpoint step``, step out arms the parent stack's
+next resources then releases, restart frame is ``breakpoint retry``,
+pause arms what has not started. The Debug Console takes the watch
+prompt's words (:func:`heatclient_ext.v1.watch.parse_answer`), with the
+watch's meanings.
+"""
+
+from heat_breakpoint import reasons
+from heatclient_ext._i18n import _
+from heatclient_ext.dap import editor_breakpoints
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import watch
+
+
+class ControlError(exceptions.BreakpointCommandError):
+    """A control request that cannot apply (said to the editor)."""
+
+
+def _names(rows):
+    return ', '.join(r['resource'] for r in rows) or _('nothing')
+
+
+class Control:
+    """The running operation of ``stack``, driven from the editor.
+
+    ``resumed(reason, rows)`` is told before every release (the threads
+    of ``rows`` go); ``cancel()`` cancels the operation.
+    """
+
+    def __init__(self, manager, stack, holds, tmap, say, resumed, cancel):
+        self.manager = manager
+        self.stack = stack
+        self.holds = holds
+        self.tmap = tmap
+        self.say = say
+        self.resumed = resumed
+        self.cancel = cancel
+
+    def release(self, rows, how=reasons.RELEASE_CLEAR):
+        for row in rows:
+            try:
+                self.manager.release(self.stack, row['resource'], how, [row])
+            except exceptions.USER_ERRORS as exc:
+                self.say(exceptions.one_line(exc), 'stderr')
+
+    def continue_(self, tid, single):
+        rows = self.holds.rows(tid, single)
+        self.resumed(None, rows)
+        self.release(rows)
+
+    def step(self, tid):
+        rows = self.holds.rows(tid)
+        if not rows:
+            raise ControlError(_('nothing is held'))
+        self.resumed('step', rows)
+        for row in rows:
+            self.manager.step(self.stack, row['resource'])
+
+    def step_out(self, tid):
+        rows = self.holds.rows(tid)
+        self.resumed('step', rows)
+        for row in rows:
+            parent = row['resource'].rpartition('/')[0]
+            if parent and self.tmap is not None:
+                for name in self.tmap.successors(parent):
+                    if not editor_breakpoints.is_pattern(name):
+                        self._try_set(name)
+        self.release(rows)
+
+    def _try_set(self, name):
+        try:
+            return self.manager.set(self.stack, name)
+        except exceptions.USER_ERRORS as exc:
+            self.say(exceptions.one_line(exc), 'stderr')
+            return None
+
+    def retry(self, path):
+        rows = [row for row in self.holds.rows(None, single=False)
+                if row['resource'] == path]
+        self.resumed('step', rows)
+        self.manager.retry(self.stack, path)
+
+    def pause(self):
+        if self.tmap is None:
+            raise ControlError(_('pause needs the launched template'))
+        armed = []
+        for name in sorted(self.tmap.paths):
+            if editor_breakpoints.is_pattern(name) or \
+                    name in self.holds.held:
+                continue
+            try:
+                if self.manager.set(self.stack, name) == bp_v1.ARMED:
+                    armed.append(name)
+                    self.holds.reason_at[name] = 'pause'
+            except exceptions.USER_ERRORS:
+                pass  # done or running already: nothing to hold there
+        self.say(_('pause: holding %s before they start') % (
+            ', '.join(armed) or _('nothing (every resource has started)')))
+
+    # -- the Debug Console
+
+    def evaluate(self, text):
+        """Do what the watch prompt would do; say what was done."""
+        held = self.holds.sorted_rows()
+        try:
+            verb, arg = watch.parse_answer(text, held)
+        except watch.AnswerError as exc:
+            raise ControlError(exceptions.one_line(exc))
+        if verb == watch.STEP:
+            rows = [r for r in held if r['resource'] == arg]
+            self.resumed('step', rows)
+            return _('stepped from %s') % _names(
+                self.manager.step(self.stack, arg))
+        if verb == watch.RELEASE:
+            rows = [r for r in held if r['resource'] in arg]
+            self.resumed(None, rows)
+            self.release(rows)
+            return _('released %s') % _names(rows)
+        if verb == watch.CONTINUE:
+            self.resumed(None, held)
+            return _('released %s (continue); no breakpoint holds for the '
+                     'rest of this operation') % _names(
+                         self.manager.continue_(self.stack))
+        if verb == watch.TO:
+            self.resumed(None, [r for r in held if r['resource'] != arg])
+            return _('running to %(to)s: released %(names)s') % {
+                'to': arg,
+                'names': _names(self.manager.continue_(self.stack, to=arg))}
+        if verb == watch.SET:
+            return _('%(name)s: %(result)s') % {
+                'name': arg, 'result': self.manager.set(self.stack, arg)}
+        if verb == watch.CLEAR:
+            _rows, result = self.manager.clear(self.stack, arg)
+            return _('cleared %(name)s (%(result)s)') % {
+                'name': arg, 'result': result}
+        if verb == watch.CANCEL:
+            self.cancel()
+            return _('cancelled')
+        return _('use the editor\'s Stop or Disconnect to leave')
+
+    def hover(self, word):
+        """The state of the resources a word of the template names."""
+        paths = [path for path in (self.tmap.paths if self.tmap else {})
+                 if path.rsplit('/', 1)[-1] == word and
+                 not editor_breakpoints.is_pattern(path)] or [word]
+        found = []
+        for path in paths[:5]:
+            try:
+                described = self.manager.describe(self.stack, path)
+            except exceptions.USER_ERRORS:
+                continue
+            if described is None:
+                continue
+            state = described[2]
+            found.append('%s: %s%s' % (path, state.get('state'), (
+                ', %s' % state['resource_status']
+                if state.get('resource_status') else '')))
+        if not found:
+            raise ControlError(_('%s is no resource of this stack') % word)
+        return '; '.join(found)
