@@ -132,11 +132,38 @@ class LocalHeat:
             self.state_dir = None
 
 
-def start(manager, args, breakpoints_):
+def _store_for_delete(manager, ident, breakpoints_, say):
+    """Put a delete's breakpoints in the stored environment first.
+
+    A delete sends no environment, and its first resources go at once: as
+    on the command line, its breakpoints are stored by a stack update
+    (``--existing``, the template kept) before it starts.
+    """
+    say(_('Storing the breakpoints of the delete in the environment of '
+          '%s (stack update --existing)') % ident)
+    before = manager.get_stack(ident).updated_time
+    manager.update_environment(ident, add=breakpoints_)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        st = manager.get_stack(ident)
+        status = st.stack_status or ''
+        if st.updated_time != before and not status.endswith(
+                '_IN_PROGRESS'):
+            if status != 'UPDATE_COMPLETE':
+                raise exceptions.BreakpointCommandError(
+                    _('Cannot store the breakpoints of %(stack)s: '
+                      '%(status)s') % {'stack': ident, 'status': status})
+            return
+        time.sleep(0.2)
+    raise exceptions.BreakpointCommandError(
+        _('The update storing the breakpoints of %s did not end') % ident)
+
+
+def start(manager, args, breakpoints_, say=lambda text: None):
     """Send the launch's create, update or delete; the stack's ident.
 
     ``breakpoints_`` (model breakpoints) travel in the environment, as
-    ``--breakpoint`` and its kinds would.
+    ``--breakpoint`` and its kinds would (for a delete, stored first).
     """
     client = manager.client
     action = args.get('action') or 'create'
@@ -150,8 +177,11 @@ def start(manager, args, breakpoints_):
             _('launch needs "stack": the name of the stack'))
     if action == 'delete':
         st = manager.get_stack(stack)
+        ident = '%s/%s' % (st.stack_name, st.id)
+        if breakpoints_:
+            _store_for_delete(manager, ident, breakpoints_, say)
         client.stacks.delete(st.id)
-        return '%s/%s' % (st.stack_name, st.id)
+        return ident
     template = args.get('template')
     if not template:
         raise exceptions.BreakpointCommandError(

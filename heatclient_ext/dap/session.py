@@ -186,18 +186,14 @@ class Session:
                          for name in self.map.first_resources()} - wanted
                 self.holds.reason_at.update(
                     (name, 'entry') for name, _w in entry)
+            actions = ['delete'] if self.action == 'delete' else None
             bps = [bp for name, when in sorted(wanted | entry)
-                   for bp in breakpoints.parse_names([name], when=when)]
-            if self.action == 'delete':
-                bps = []  # a delete's are armed in it, once it runs
+                   for bp in breakpoints.parse_names([name], actions, when)]
             self.started_at = time.monotonic()
-            self._started(heat.start(self.manager, args, bps))
-            if self.action != 'delete':
-                self.arming.armed = wanted
+            self._started(heat.start(self.manager, args, bps, self.say))
+            self.arming.armed = wanted
         self.say(_('%(action)s of stack %(stack)s started') % {
             'action': self.action, 'stack': self.stack})
-        if self.action == 'delete':
-            self._arm()
         self._start_polling()
 
     def on_attach(self, args):

@@ -11,7 +11,8 @@
 // under the License.
 
 // An update launched from the editor: a "replaced" condition stops only
-// where Heat replaces, with the planned change; terminate rolls back.
+// where Heat replaces, with the planned change; terminate rolls back. A
+// delete launched from the editor holds too.
 'use strict';
 
 const assert = require('assert');
@@ -79,5 +80,22 @@ describe('an update from the editor', function () {
     await rec.next('terminated');
     assert.match(rec.output, /cancelled the update/);
     assert.match(rec.output, /Stack \S+ ROLLBACK_COMPLETE/);
+  });
+
+  it('a delete holds at its breakpoint, stored first', async function () {
+    const name = h.stackName('dap-delete');
+    await created(name);
+    await h.launch(dc, rec, {
+      template: PRN, stack: name, action: 'delete', endpoint: h.ENDPOINT,
+    }, () => dc.setBreakpointsRequest({
+      source: { path: PRN }, breakpoints: [{ line: h.keyLine(PRN, 'u') }] }));
+    const atU = await rec.next('stopped');
+    const [frame] = await h.frames(dc, atU);
+    assert.strictEqual(frame.name, 'u (before DELETE)');
+    assert.strictEqual(frame.line, h.keyLine(PRN, 'u'));
+    assert.match(rec.output, /stack update --existing/);
+    await dc.continueRequest({ threadId: atU.body.threadId });
+    assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
+    assert.match(rec.output, /DELETE_COMPLETE/);
   });
 });
