@@ -26,6 +26,8 @@ import os
 import threading
 import time
 
+from heatclient import exc as heat_exc
+
 from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import control as dap_control
@@ -365,8 +367,23 @@ class Session:
         if index:
             return {'scopes': variables.template_scope(self.refs, path,
                                                        definition)}
-        shown = self.manager.show(self.stack, path)
+        shown = dict(self.manager.show(self.stack, path))
+        shown.update(self._stock_resource(path))
         return {'scopes': variables.scopes(self.refs, shown, definition)}
+
+    def _stock_resource(self, path):
+        """Type and physical id, which the view does not say: one GET."""
+        row = self.holds.held.get(path)
+        if row is None:
+            return {}
+        try:
+            rsrc = self.client.resources.get(row['stack'],
+                                             row['resource_name'])
+        except heat_exc.HTTPException:
+            return {}
+        return {'type': getattr(rsrc, 'resource_type', ''),
+                'physical_resource_id': getattr(
+                    rsrc, 'physical_resource_id', '') or ''}
 
     def on_variables(self, args):
         value = self.refs.get(args.get('variablesReference'))

@@ -25,7 +25,8 @@ from heatclient_ext.v1 import changes
 INPUTS, ATTRIBUTES, CHANGE, FAILURE, RESOURCE = (
     _('Inputs'), _('Attributes'), _('Planned change'), _('Failure'),
     _('Resource'))
-RESOURCE_KEYS = ('resource', 'type', 'resource_status',
+RESOURCE_KEYS = ('resource', 'type', 'physical_resource_id',
+                 'resource_status',
                  'resource_status_reason', 'action', 'when', 'breakpoint',
                  'why', 'held_since', 'timeout_remaining', 'requires',
                  'required_by', 'next', 'file')

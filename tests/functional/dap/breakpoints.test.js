@@ -46,6 +46,14 @@ describe('line breakpoints on a chain', function () {
       assert.strictEqual(vars.Inputs.update_replace_value.value, '******');
       assert.ok(!JSON.stringify(vars).includes('s3cret-dap'));
       assert.strictEqual(vars.Resource.action.value, 'CREATE');
+      assert.strictEqual(vars.Resource.type.value, 'OS::Heat::TestResource');
+      // Nested values expand: b requires a, c requires b.
+      for (const [key, name] of [['requires', 'a'], ['required_by', 'c']]) {
+        const inner = await dc.variablesRequest({
+          variablesReference: vars.Resource[key].variablesReference });
+        assert.deepStrictEqual(inner.body.variables.map((v) => v.value),
+          [name], key);
+      }
       assert.strictEqual(vars.Resource.when.value, 'before');
       const threads = await dc.threadsRequest();
       assert.ok(threads.body.threads.some(
