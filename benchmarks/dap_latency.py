@@ -171,7 +171,7 @@ def requests_per_refresh(sess):
 
     with mock.patch.object(ks_session.Session, 'request', counting):
         snap = sess.refresh()
-    if len(sess.held) != len(watch_cost.HELD):
+    if len(sess.holds.held) != len(watch_cost.HELD):
         raise _common.BenchError('refresh did not see the holds: %r'
                                  % (snap,))
     return sent

@@ -19,6 +19,7 @@ const assert = require('assert');
 const h = require('./helpers');
 
 const PRN = h.template('prn.yaml');
+const TWO = h.template('prn_two.env.yaml');
 
 async function created(name) {
   const { dc, rec } = h.client();
@@ -44,7 +45,10 @@ describe('an update from the editor', function () {
     async function () {
       const name = h.stackName('dap-replace');
       await created(name);
-      const set = await h.launch(dc, rec, update(name, 'two'),
+      // The new value comes from an environment file this time.
+      const args = Object.assign(update(name), { environment: [TWO] });
+      delete args.parameters;
+      const set = await h.launch(dc, rec, args,
         () => dc.setBreakpointsRequest({
           source: { path: PRN },
           breakpoints: ['p', 'r', 'u'].map((r) => ({
