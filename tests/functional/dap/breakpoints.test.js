@@ -106,4 +106,21 @@ describe('line breakpoints on a chain', function () {
     await rec.next('terminated');
     assert.strictEqual(rec.pending('stopped'), 0);
   });
+
+  it('a breakpoint removed while running holds no more', async function () {
+    await h.launch(dc, rec, {
+      template: CHAIN, stack: h.stackName('dap-off'), endpoint: h.ENDPOINT,
+    }, () => dc.setBreakpointsRequest({
+      source: { path: CHAIN },
+      breakpoints: [{ line: h.keyLine(CHAIN, 'a') },
+        { line: h.keyLine(CHAIN, 'c') }] }));
+    const atA = await rec.next('stopped');
+    await dc.setBreakpointsRequest({
+      source: { path: CHAIN }, breakpoints: [{ line: h.keyLine(CHAIN, 'a') }] });
+    assert.match(rec.output, /breakpoint c: disarmed/);
+    await dc.continueRequest({ threadId: atA.body.threadId });
+    assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
+    assert.strictEqual(rec.pending('stopped'), 0);
+    assert.match(rec.output, /c +CREATE_COMPLETE/);
+  });
 });
