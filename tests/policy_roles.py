@@ -20,10 +20,19 @@ sets the identity headers Heat's context filter builds the request
 context from. As Keystone's default roles do, ``admin`` implies
 ``member`` and ``member`` implies ``reader``; a request without such a
 token keeps the identity ``noauth`` gave it (with the implied roles).
-Never deploy this.
+:func:`write_rbac_config` writes the local server's configuration with
+this filter and secure RBAC on (the policy tests and
+``benchmarks/filter_cost.py`` use it). Never deploy this.
 """
 
+import configparser
+import os
+
+from heat_breakpoint.server import config as local_config
+
 TOKEN = 'HTTP_X_AUTH_TOKEN'
+# Where the same server serves Heat's stock pipeline, without our filter.
+STOCK_PREFIX = '/stock'
 ROLES = 'HTTP_X_ROLES'
 # Keystone's default role hierarchy (``keystone-manage bootstrap``).
 IMPLIES = {'admin': 'member', 'member': 'reader'}
@@ -74,3 +83,31 @@ class TestRoles(object):
 
 def filter_factory(global_conf, **local_conf):
     return TestRoles
+
+
+def write_rbac_config(directory):
+    """The paste file (test filter after noauth, /stock) and heat.conf."""
+    paste_file = local_config.write_paste_file(directory)
+    paste = configparser.RawConfigParser()
+    paste.optionxform = str
+    paste.read(paste_file)
+    ours = paste.get('composite:api', local_config.FLAVOR).split()
+    ours.insert(ours.index('noauth') + 1, 'testroles')
+    paste.set('composite:api', local_config.FLAVOR, ' '.join(ours))
+    stock = [stage for stage in ours if stage != local_config.FILTER]
+    paste['pipeline:api-stock'] = {'pipeline': ' '.join(stock)}
+    paste['filter:testroles'] = {
+        'paste.filter_factory': 'tests.policy_roles:filter_factory'}
+    for section in paste.sections():
+        if section.startswith('composite:heat-api') and \
+                not section.startswith('composite:heat-api-cfn'):
+            paste.set(section, STOCK_PREFIX, 'api-stock')
+    paste_path = os.path.join(directory, 'rbac-api-paste.ini')
+    with open(paste_path, 'w') as out:
+        paste.write(out)
+    conf_path = os.path.join(directory, 'rbac.conf')
+    with open(conf_path, 'w') as out:
+        out.write('[oslo_policy]\nenforce_new_defaults = true\n'
+                  'enforce_scope = true\n'
+                  '[paste_deploy]\napi_paste_config = %s\n' % paste_path)
+    return conf_path

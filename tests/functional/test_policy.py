@@ -26,7 +26,6 @@ The member paths run on the local server's default configuration too
 (RBAC off, every caller ``admin``): ``test_member_*`` with ``default``.
 """
 
-import configparser
 import contextlib
 import io
 import json
@@ -44,7 +43,6 @@ import yaml
 from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
 from heat_breakpoint import registry
-from heat_breakpoint.server import config as local_config
 from heatclient_ext import exceptions as bp_exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import graph as bp_graph
@@ -52,6 +50,7 @@ from heatclient_ext.v1 import watch as bp_watch
 from tests.functional import conftest
 from tests.functional import test_outcomes
 from tests.functional import utils
+from tests import policy_roles
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -62,7 +61,7 @@ READER = 'reader@%s' % PROJECT
 STACK_USER = 'heat_stack_user@%s' % PROJECT
 NO_ROLE = '@%s' % PROJECT
 OTHER_MEMBER = 'member@%s' % OTHER_PROJECT
-STOCK_PREFIX = '/stock'
+STOCK_PREFIX = policy_roles.STOCK_PREFIX
 
 # first -> flaky -> last, and alone on its own: alone holds before its
 # create, flaky on its failure, last after its create (still waiting).
@@ -113,38 +112,10 @@ def _environment():
         env, breakpoints.parse_names(['last'], None, breakpoints.AFTER))
 
 
-def write_rbac_config(directory):
-    """The paste file (test filter after noauth, /stock) and heat.conf."""
-    paste_file = local_config.write_paste_file(directory)
-    paste = configparser.RawConfigParser()
-    paste.optionxform = str
-    paste.read(paste_file)
-    ours = paste.get('composite:api', local_config.FLAVOR).split()
-    ours.insert(ours.index('noauth') + 1, 'testroles')
-    paste.set('composite:api', local_config.FLAVOR, ' '.join(ours))
-    stock = [stage for stage in ours if stage != local_config.FILTER]
-    paste['pipeline:api-stock'] = {'pipeline': ' '.join(stock)}
-    paste['filter:testroles'] = {
-        'paste.filter_factory': 'tests.policy_roles:filter_factory'}
-    for section in paste.sections():
-        if section.startswith('composite:heat-api') and \
-                not section.startswith('composite:heat-api-cfn'):
-            paste.set(section, STOCK_PREFIX, 'api-stock')
-    paste_path = os.path.join(directory, 'rbac-api-paste.ini')
-    with open(paste_path, 'w') as out:
-        paste.write(out)
-    conf_path = os.path.join(directory, 'rbac.conf')
-    with open(conf_path, 'w') as out:
-        out.write('[oslo_policy]\nenforce_new_defaults = true\n'
-                  'enforce_scope = true\n'
-                  '[paste_deploy]\napi_paste_config = %s\n' % paste_path)
-    return conf_path
-
-
 @pytest.fixture(scope='module')
 def rbac_server():
     directory = tempfile.mkdtemp(prefix='heat-breakpoint-rbac-')
-    conf = write_rbac_config(directory)
+    conf = policy_roles.write_rbac_config(directory)
     saved = os.environ.get('PYTHONPATH')
     # The server imports the test filter from this checkout.
     os.environ['PYTHONPATH'] = os.pathsep.join(
