@@ -17,9 +17,12 @@ native hooks plus the breakpoint marker (see ``heat_breakpoint.breakpoints``)
 before Heat parses it, and breakpoints naming no resource of the template are
 answered with an HTTP 400 in Heat's fault format. It also serves the
 read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
-:mod:`heat_breakpoint.api.view`). Every other request passes through
-untouched; a stack request whose raw body does not even contain the word
-``breakpoints`` is not parsed at all.
+:mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
+held to Heat's own rule for the request, and a resource signal carrying
+one of our commands to our rule for the command
+(:mod:`heat_breakpoint.api.authorize`). Every other request passes
+through untouched; a stack request whose raw body does not even contain
+the word ``breakpoints`` is not parsed at all.
 
 Wire it right before ``apiv1app`` in heat-api's pipeline; see
 ``etc/api-paste-breakpoint.ini``.
