@@ -54,7 +54,8 @@ def test_sample_is_generated_from_the_entry_point(tmp_path):
     """``oslopolicy-sample-generator --namespace heat_breakpoint``."""
     out = tmp_path / 'policy.yaml'
     generator.generate_sample(args=['--namespace', 'heat_breakpoint',
-                                    '--output-file', str(out)])
+                                    '--output-file', str(out)],
+                              conf=cfg.ConfigOpts())
     text = out.read_text()
     for rule in policies.list_rules():
         assert '#"%s": "%s"' % (rule.name, rule.check_str) in text
@@ -110,6 +111,9 @@ def enforcer(request):
     # oslo.policy registers its options as an enforcer is made, and reads
     # them when it first enforces. (Scope is always enforced since
     # oslo.policy 6: it has no enforce_scope option left.)
+    # No heat.conf, no policy file: Heat's defaults in code, ours added.
+    cfg.CONF([], project='heat', default_config_files=[],
+             default_config_dirs=[])
     made = heat_policy.Enforcer()
     cfg.CONF.set_override('enforce_new_defaults', request.param,
                           group='oslo_policy')
