@@ -30,6 +30,7 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 
 from heatclient import client as heat_client
@@ -49,6 +50,7 @@ from heatclient_ext.v1 import graph as bp_graph
 from heatclient_ext.v1 import watch as bp_watch
 from tests.functional import conftest
 from tests.functional import test_outcomes
+from tests.functional import test_watch_interactive
 from tests.functional import utils
 from tests import policy_roles
 
@@ -359,6 +361,27 @@ def test_osc_watch_as_reader(rbac_server, held_stack, monkeypatch):
     assert result.ok, result
     assert 'You are not authorized to use breakpoints:continue' in \
         result.text
+
+
+@pytest.mark.skipif(shutil.which('tmux') is None,
+                    reason='tmux is not installed')
+def test_reader_watch_interactive_in_a_terminal(rbac_server, held_stack):
+    """As a person types: the prompt shows, each release says 403."""
+    caller = type('Caller', (), {'env': {
+        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
+        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+    pane = test_watch_interactive.Pane(caller, [
+        'openstack', 'stack', 'breakpoint', 'watch', '-i', held_stack])
+    try:
+        pane.wait('Enter: step it')
+        pane.answer('c')
+        pane.wait('not authorized to use breakpoints:continue')
+        pane.answer('set last')
+        pane.wait('not authorized to use breakpoints:set')
+        pane.answer('q')
+        pane.wait('EXIT=0')
+    finally:
+        pane.close()
 
 
 # -- a raw resource signal with our payload ------------------------------
