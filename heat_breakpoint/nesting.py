@@ -70,34 +70,68 @@ def resource_types(template: object) -> typing.Optional[dict]:
     return types
 
 
-def _mapped_types(env: object, name: str) -> list:
-    """Registry keys of an environment that may remap ``name``'s type."""
-    registry = env.get(_REGISTRY) if isinstance(env, dict) else None
-    if not isinstance(registry, dict):
-        return []
-    keys = [key for key in registry if key != _RESOURCES]
-    per_resource = registry.get(_RESOURCES)
-    if isinstance(per_resource, dict):
-        for pattern, entry in per_resource.items():
-            if isinstance(entry, dict) and fnmatch.fnmatchcase(
-                    name, str(pattern)):
-                keys.extend(entry)
-    return [str(key) for key in keys]
+def _remaps(key: str, kind: str) -> bool:
+    """Whether a registry key maps resources of type ``kind``."""
+    return key == kind or (key.endswith('*') and kind.startswith(key[:-1]))
+
+
+def _could_be_stack(kind: typing.Optional[str]) -> bool:
+    return (not isinstance(kind, str) or kind in STACK_TYPES or
+            not kind.startswith(PLAIN_NAMESPACES))
+
+
+class _Remapped(object):
+    """Which types the environments' registries remap, and for whom.
+
+    Read once per check, for the template's types only: a registry of
+    thousands of entries then costs one pass, not one pass per resource.
+    """
+
+    def __init__(self, environments: typing.Iterable, kinds: typing.Iterable):
+        kinds = {kind for kind in kinds if not _could_be_stack(kind)}
+        self.everywhere = set()
+        self.by_name = {}
+        self.by_pattern = []
+
+        def remapped(keys):
+            keys = [str(key) for key in keys]
+            return {kind for kind in kinds
+                    if any(_remaps(key, kind) for key in keys)}
+        for env in environments:
+            registry = env.get(_REGISTRY) if isinstance(env, dict) else None
+            if not isinstance(registry, dict):
+                continue
+            self.everywhere |= remapped(
+                key for key in registry if key != _RESOURCES)
+            per_resource = registry.get(_RESOURCES)
+            if not isinstance(per_resource, dict):
+                continue
+            for pattern, entry in per_resource.items():
+                found = remapped(entry) if isinstance(entry, dict) else ()
+                if not found:
+                    continue
+                pattern = str(pattern)
+                if not any(c in pattern for c in '*?['):
+                    self.by_name.setdefault(pattern, set()).update(found)
+                else:
+                    self.by_pattern.append((pattern, found))
+
+    def remaps(self, name: str, kind: str) -> bool:
+        if kind in self.everywhere or kind in self.by_name.get(name, ()):
+            return True
+        return any(kind in kinds and fnmatch.fnmatchcase(name, pattern)
+                   for pattern, kinds in self.by_pattern)
+
+
+def _not_nested(name: str, kind: typing.Optional[str],
+                remapped: _Remapped) -> bool:
+    return not _could_be_stack(kind) and not remapped.remaps(name, kind)
 
 
 def certainly_not_nested(name: str, kind: typing.Optional[str],
                          environments: typing.Iterable = ()) -> bool:
     """Whether resource ``name`` of type ``kind`` is surely no stack."""
-    if not isinstance(kind, str) or kind in STACK_TYPES:
-        return False
-    if not kind.startswith(PLAIN_NAMESPACES):
-        return False  # a template file or URL, or a type of an unknown kind
-    for env in environments:
-        for key in _mapped_types(env, name):
-            if key == kind or (key.endswith('*') and
-                               kind.startswith(key[:-1])):
-                return False
-    return True
+    return _not_nested(name, kind, _Remapped(environments, [kind]))
 
 
 def check_nested(found: typing.Iterable[breakpoints.Breakpoint],
@@ -112,22 +146,24 @@ def check_nested(found: typing.Iterable[breakpoints.Breakpoint],
     """
     if not types:
         return
-    environments = list(environments)
-    for breakpoint in found:
-        if len(breakpoint.segments) < 2:
-            continue
+    nested = [bp for bp in found if len(bp.segments) >= 2]
+    if not nested:
+        return
+    remapped = _Remapped(environments, set(types.values()))
+    names = sorted(types)
+    for breakpoint in nested:
         head = breakpoint.segments[0]
-        matched = [name for name in types
-                   if fnmatch.fnmatchcase(name, head)]
+        matched = breakpoints.matching_names(head, names)
         if not matched or not all(
-                certainly_not_nested(name, types[name], environments)
+                _not_nested(name, types[name], remapped)
                 for name in matched):
             continue
+        chosen = set(matched)
+        first = next(name for name in types if name in chosen)
         stacks = sorted(name for name in types
-                        if not certainly_not_nested(name, types[name],
-                                                    environments))
+                        if not _not_nested(name, types[name], remapped))
         message = ('breakpoint %r: %r is not a nested stack (%s)'
-                   % (breakpoint.name, matched[0], types[matched[0]]))
+                   % (breakpoint.name, first, types[first]))
         if stacks:
             message += '; nested stack resources: %s' % ', '.join(stacks)
         else:

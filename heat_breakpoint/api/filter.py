@@ -17,9 +17,12 @@ native hooks plus the breakpoint marker (see ``heat_breakpoint.breakpoints``)
 before Heat parses it, and breakpoints naming no resource of the template are
 answered with an HTTP 400 in Heat's fault format. It also serves the
 read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
-:mod:`heat_breakpoint.api.view`). Every other request passes through
-untouched; a stack request whose raw body does not even contain the word
-``breakpoints`` is not parsed at all.
+:mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
+held to Heat's own rule for the request, and a resource signal carrying
+one of our commands to our rule for the command
+(:mod:`heat_breakpoint.api.authorize`). Every other request passes
+through untouched; a stack request whose raw body does not even contain
+the word ``breakpoints`` is not parsed at all.
 
 Wire it right before ``apiv1app`` in heat-api's pipeline; see
 ``etc/api-paste-breakpoint.ini``.
@@ -35,6 +38,7 @@ from oslo_log import log as logging
 import webob
 import webob.exc
 
+from heat_breakpoint.api import authorize
 from heat_breakpoint.api import view
 from heat_breakpoint import breakpoints
 from heat_breakpoint import envfile
@@ -55,10 +59,26 @@ _NEEDLE = _TEXT_NEEDLE.encode('ascii')
 # Heat's version negotiation strips ``/v1`` before apiv1app; accept it anyway
 # so the filter also works when placed earlier in the pipeline.
 _CREATE_PATH = re.compile(
-    r'^(?:/v1)?/[^/]+/(?:stacks(?:/preview)?|validate)/?$')
+    r'^(?:/v1)?/(?P<tenant>[^/]+)/(?P<what>stacks(?:/preview)?|validate)/?$')
 _UPDATE_PATH = re.compile(
-    r'^(?:/v1)?/[^/]+/stacks/[^/]+/[^/]+(?:/preview)?/?$')
+    r'^(?:/v1)?/(?P<tenant>[^/]+)/stacks/[^/]+/[^/]+(?P<what>/preview)?/?$')
 _ROUTES = {'POST': _CREATE_PATH, 'PUT': _UPDATE_PATH, 'PATCH': _UPDATE_PATH}
+# Heat's policy rule (``stacks:<action>``) for each route, by what the
+# path ends with; the filter enforces it before reading any breakpoint.
+_HEAT_ACTIONS = {
+    ('POST', 'stacks'): 'create',
+    ('POST', 'stacks/preview'): 'preview',
+    ('POST', 'validate'): 'validate_template',
+    ('PUT', None): 'update',
+    ('PUT', '/preview'): 'preview_update',
+    ('PATCH', None): 'update_patch',
+    ('PATCH', '/preview'): 'preview_update_patch',
+}
+# Any resource signal (whatever names the stack): our commands travel so.
+_SIGNAL_PATH = re.compile(
+    r'^(?:/v1)?/(?P<tenant>[^/]+)/stacks/.+/resources/[^/]+/signal/?$')
+# Both keys of our signals (see ``reasons``) contain this.
+_SIGNAL_NEEDLE = b'breakpoint_'
 
 _ENVIRONMENT = 'environment'
 _ENVIRONMENT_FILES = 'environment_files'
@@ -283,8 +303,15 @@ class BreakpointFilter(object):
         self.view = view.BreakpointsView()
 
     def __call__(self, environ, start_response):
-        route = _ROUTES.get(environ.get('REQUEST_METHOD'))
-        if route is None or not route.match(environ.get('PATH_INFO', '')):
+        method = environ.get('REQUEST_METHOD')
+        route = _ROUTES.get(method)
+        found = route.match(environ.get('PATH_INFO', '')) if route else None
+        if found is None:
+            if method == 'POST':
+                signal = _SIGNAL_PATH.match(environ.get('PATH_INFO', ''))
+                if signal is not None:
+                    self._authorize_signal(environ, signal.group('tenant'))
+                    return self.app(environ, start_response)
             parts = view.match(environ)
             if parts is not None:
                 answer = self.view(environ, start_response, parts)
@@ -294,7 +321,31 @@ class BreakpointFilter(object):
         raw = self._read_body(environ)
         if raw is None or _NEEDLE not in raw:
             return self.app(environ, start_response)
+        cnxt = authorize.context_of(environ)
+        if cnxt is not None:
+            # Heat's own rule first: a caller Heat refuses costs no more
+            # than in stock (no parsing, no name checks).
+            authorize.heat_rule(cnxt, found.group('tenant'), _HEAT_ACTIONS[
+                method, found.group('what')])
         return self._rewrite(environ, raw)(environ, start_response)
+
+    def _authorize_signal(self, environ, tenant: str) -> None:
+        """Refuse a signal carrying a command the caller may not give.
+
+        Only a body that mentions our keys is parsed; Heat judges the
+        rest (and the engine checks our commands again).
+        """
+        cnxt = authorize.context_of(environ)
+        if cnxt is None:
+            return
+        raw = self._read_body(environ)
+        if raw is None or _SIGNAL_NEEDLE not in raw:
+            return
+        try:
+            details = json.loads(raw)
+        except (ValueError, RecursionError):
+            return  # Heat answers malformed JSON itself
+        authorize.signal(cnxt, tenant, details)
 
     def _read_body(self, environ) -> typing.Optional[bytes]:
         """Read the body and leave a fresh copy for Heat to read again.

@@ -22,7 +22,8 @@ held resources are looked for (default: all the way down);
 events; see :mod:`heat_breakpoint.engine.progress`).
 
 Access is Heat's: the request's project must own the stack (or be admin),
-and the caller needs the ``resource:index`` policy, as to list resources.
+and the caller needs the ``breakpoints:index`` policy (by default, what
+``resource:index`` allows, as to list resources).
 Errors are Heat's faults (via Heat's ``faultwrap`` filter). An engine
 without the plugin's RPC method (an older plugin, or none) makes the
 request Heat's to answer (a 404), which clients take as "no view here".
@@ -36,13 +37,14 @@ import urllib.parse
 from oslo_log import log as logging
 import webob
 
+from heat_breakpoint.api import authorize
+
 LOG = logging.getLogger(__name__)
 
 PATH = re.compile(
     r'^(?:/v1)?/(?P<tenant>[^/]+)/stacks/(?P<stack>[^/]+)'
     r'(?:/(?P<stack_id>[^/]+))?/breakpoints/?$')
 RPC_METHOD = 'breakpoint_list'
-POLICY_SCOPE, POLICY_ACTION = 'resource', 'index'
 NESTED_DEPTH = 'nested_depth'
 RESOURCE = 'resource'
 _MAX_PATH = 2600
@@ -89,20 +91,6 @@ def _engine_lacks_the_view(exc: Exception) -> bool:
         'NoSuchMethod', 'UnsupportedVersion') for name in names if name)
 
 
-def _authorize(cnxt, tenant: str) -> None:
-    """As Heat's API does for ``resource:index`` (resources list)."""
-    from heat.common import exception
-    if cnxt.is_admin and cnxt.project_id:
-        tenant = cnxt.project_id
-    if cnxt.project_id != tenant:
-        raise exception.Forbidden()
-    if not cnxt.policy.enforce(context=cnxt, action=POLICY_ACTION,
-                               scope=POLICY_SCOPE,
-                               target={'project_id': tenant},
-                               is_registered_policy=True):
-        raise exception.Forbidden()
-
-
 class BreakpointsView(object):
     """Answers the breakpoints route with one engine RPC call."""
 
@@ -121,7 +109,7 @@ class BreakpointsView(object):
         if cnxt is None:
             # Not behind Heat's context filter: let Heat answer (404).
             return None
-        _authorize(cnxt, parts['tenant'])
+        authorize.view(cnxt, parts['tenant'])
         query = environ.get('QUERY_STRING', '')
         kwargs = {'nested_depth': _nested_depth(query)}
         resource = _resource(query)

@@ -451,6 +451,8 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
     @functools.wraps(resource_signal)
     def wrapped(self, cnxt, stack_identity, resource_name, details,
                 sync_call=False):
+        from heat_breakpoint.engine import authorize
+        authorize.check_signal(cnxt, details)  # before commands, releases
         if isinstance(details, dict) and reasons.COMMAND_KEY in details:
             return _command(self, cnxt, stack_identity, resource_name,
                             details)

@@ -20,6 +20,7 @@ from heat.common import exception
 import pytest
 import webob
 
+from heat_breakpoint.api import authorize
 from heat_breakpoint.api import filter as bp_filter
 from heat_breakpoint.api import view
 
@@ -67,21 +68,23 @@ def test_bad_nested_depth_names_the_parameter(query):
 def _context(project='p1', is_admin=False, allowed=True):
     cnxt = mock.Mock(project_id=project, is_admin=is_admin)
     cnxt.policy.enforce.return_value = allowed
+    cnxt.policy.enforcer.registered_rules = {}
+    cnxt.policy.exc = exception.Forbidden
     return cnxt
 
 
 def test_other_project_in_the_url_is_forbidden():
     with pytest.raises(exception.Forbidden):
-        view._authorize(_context('p1'), 'p2')
+        authorize.view(_context('p1'), 'p2')
 
 
-def test_policy_is_resource_index():
+def test_policy_is_breakpoints_index():
     cnxt = _context('p1')
-    view._authorize(cnxt, 'p1')
+    authorize.view(cnxt, 'p1')
     kwargs = cnxt.policy.enforce.call_args.kwargs
-    assert (kwargs['scope'], kwargs['action']) == ('resource', 'index')
+    assert (kwargs['scope'], kwargs['action']) == ('breakpoints', 'index')
     with pytest.raises(exception.Forbidden):
-        view._authorize(_context('p1', allowed=False), 'p1')
+        authorize.view(_context('p1', allowed=False), 'p1')
 
 
 def test_filter_passes_the_view_to_heat_without_a_context():

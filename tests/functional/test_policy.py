@@ -1,0 +1,499 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Who may look and who may change an operation, with secure RBAC on.
+
+A local Heat with ``[oslo_policy] enforce_new_defaults = true`` and
+``enforce_scope = true``, whose pipeline has the test-only filter
+:mod:`tests.policy_roles` right after ``noauth``: the token a client sends
+names its roles and project, as Keystone's would (with Keystone's
+implied roles: a member is also a reader). Every front end sends it
+its own way: OSC (``--os-auth-type admin_token``), the legacy shell
+(``--os-no-client-auth --os-auth-token``) and the python API (a
+keystoneauth token plugin). The same server also serves Heat's stock
+pipeline, without our filter, under ``/stock``: a raw signal sent there
+meets the engine's own check only.
+
+The member paths run on the local server's default configuration too
+(RBAC off, every caller ``admin``): ``test_member_*`` with ``default``.
+"""
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import tempfile
+
+from heatclient import client as heat_client
+from heatclient import exc as heat_exc
+from keystoneauth1 import session as ks_session
+from keystoneauth1 import token_endpoint
+import pytest
+import requests
+import yaml
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
+from heat_breakpoint import registry
+from heatclient_ext import exceptions as bp_exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import graph as bp_graph
+from heatclient_ext.v1 import watch as bp_watch
+from tests.functional import conftest
+from tests.functional import test_outcomes
+from tests.functional import test_watch_interactive
+from tests.functional import utils
+from tests import policy_roles
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PROJECT = 'alpha'
+OTHER_PROJECT = 'beta'
+MEMBER = 'member@%s' % PROJECT
+READER = 'reader@%s' % PROJECT
+STACK_USER = 'heat_stack_user@%s' % PROJECT
+NO_ROLE = '@%s' % PROJECT
+OTHER_MEMBER = 'member@%s' % OTHER_PROJECT
+STOCK_PREFIX = policy_roles.STOCK_PREFIX
+
+# first -> flaky -> last, and alone on its own: alone holds before its
+# create, flaky on its failure, last after its create (still waiting).
+TEMPLATE = yaml.safe_load('''
+heat_template_version: 2018-08-31
+parameters:
+  fail: {type: boolean, default: true}
+resources:
+  first:
+    type: OS::Heat::TestResource
+    properties: {value: first}
+  flaky:
+    type: OS::Heat::TestResource
+    properties:
+      value: {get_attr: [first, output]}
+      fail: {get_param: fail}
+  last:
+    type: OS::Heat::TestResource
+    properties: {value: {get_attr: [flaky, output]}}
+  alone:
+    type: OS::Heat::TestResource
+    properties: {value: alone}
+''')
+# Words that would tell another project something about the stack.
+SECRETS_OF_THE_STACK = ('first', 'flaky', 'last', 'alone', 'CREATE',
+                        'held', 'armed')
+
+# Each changing command, as (verb, arguments); ``S`` is the stack.
+CHANGING = [
+    ('step', ()),
+    ('step', ('alone',)),
+    ('continue', ()),
+    ('continue_to', ('last',)),
+    ('set', ('last',)),
+    ('clear', ('alone',)),   # held: a release
+    ('clear', ('last',)),    # armed: a command
+    ('retry', ('flaky',)),
+]
+VIEWING = [('list', ()), ('show', ('alone',)), ('graph', ())]
+
+
+def _environment():
+    env = registry.apply_to_environment(
+        {}, breakpoints.parse_names(['alone'], None))
+    env = registry.apply_to_environment(
+        env, breakpoints.parse_names(['flaky'], None, breakpoints.FAILED))
+    return registry.apply_to_environment(
+        env, breakpoints.parse_names(['last'], None, breakpoints.AFTER))
+
+
+@pytest.fixture(scope='module')
+def rbac_server():
+    directory = tempfile.mkdtemp(prefix='heat-breakpoint-rbac-')
+    conf = policy_roles.write_rbac_config(directory)
+    saved = os.environ.get('PYTHONPATH')
+    # The server imports the test filter from this checkout.
+    os.environ['PYTHONPATH'] = os.pathsep.join(
+        [ROOT] + ([saved] if saved else []))
+    try:
+        server = conftest.LocalHeatProcess(
+            os.path.join(directory, 'state'), config_files=[conf])
+        server.start(reset=True)
+    finally:
+        if saved is None:
+            os.environ.pop('PYTHONPATH', None)
+        else:
+            os.environ['PYTHONPATH'] = saved
+    yield server
+    server.remove()
+
+
+def client(server, token, prefix=''):
+    """A heatclient for the project the token names."""
+    project = token.rpartition('@')[2]
+    endpoint = '%s%s/v1/%s' % (server.url, prefix, project)
+    sess = ks_session.Session(auth=token_endpoint.Token(endpoint, token))
+    return heat_client.Client('1', session=sess, endpoint_override=endpoint)
+
+
+def create_held(server, token, name, fail=True):
+    """The shared stack shape, held at alone (before) and flaky (failed).
+
+    With ``fail=False``, alone (before) and last (after its create).
+    """
+    hc = client(server, token)
+    hc.stacks.create(stack_name=name, template=TEMPLATE,
+                     environment=_environment(), parameters={'fail': fail})
+    manager = bp_v1.BreakpointManager(hc)
+
+    def held():
+        rows = manager.held_now(name)[1]
+        found = {row['resource'] for row in rows}
+        return found == wanted and rows
+    wanted = {'alone', 'flaky'} if fail else {'alone', 'last'}
+    utils.wait_for(held, 90, what='%s held at %s' % (name, sorted(wanted)))
+    return hc
+
+
+def view_of(hc, name):
+    """What is held and armed, as (resource, state, when) triples."""
+    rows = bp_v1.BreakpointManager(hc).list(name)
+    return sorted((r['resource'], r['state'], bp_v1.row_value(r, 'when'))
+                  for r in rows)
+
+
+# -- the three front ends ------------------------------------------------
+
+class Result(object):
+    def __init__(self, ok, text):
+        self.ok, self.text = ok, text
+
+    def __repr__(self):
+        return 'Result(%r, %r)' % (self.ok, self.text)
+
+
+class OSC(object):
+    """``openstack stack breakpoint ...``, the real OSC shell."""
+
+    name = 'osc'
+    ARGV = {'continue_to': lambda s, r: ['continue', s, '--to', r]}
+
+    def __init__(self, server, prefix=''):
+        self.server, self.prefix = server, prefix
+
+    def run(self, token, verb, stack, *args):
+        argv = self.ARGV.get(verb, lambda s, *a: [verb, s] + list(a))(
+            stack, *args)
+        caller = type('Caller', (), {'env': {
+            'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': token,
+            'OS_ENDPOINT': '%s/v1/%s' % (self.server.url,
+                                         token.rpartition('@')[2])}})
+        code, out, err = conftest.run_openstack(
+            caller, 'stack', 'breakpoint', *argv)
+        return Result(code == 0, out + err)
+
+
+class Legacy(object):
+    """``heat-breakpoint breakpoint-...``, the spec's legacy spelling."""
+
+    name = 'legacy'
+    ARGV = {'continue_to': lambda s, r: ['breakpoint-continue', s, '--to',
+                                         r]}
+
+    def __init__(self, server):
+        self.server = server
+
+    def run(self, token, verb, stack, *args):
+        from heatclient_ext import shell
+        argv = self.ARGV.get(verb, lambda s, *a: [
+            'breakpoint-%s' % verb, s] + list(a))(stack, *args)
+        endpoint = '%s/v1/%s' % (self.server.url, token.rpartition('@')[2])
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(stdout), \
+                contextlib.redirect_stderr(stderr):
+            code = shell.main(['--os-no-client-auth', '--heat-url', endpoint,
+                               '--os-auth-token', token] + argv)
+        return Result(code == 0, stdout.getvalue() + stderr.getvalue())
+
+
+class PythonAPI(object):
+    """``heatclient_ext.v1``: the manager every front end uses."""
+
+    name = 'api'
+
+    def __init__(self, server):
+        self.server = server
+
+    def run(self, token, verb, stack, *args):
+        hc = client(self.server, token)
+        manager = bp_v1.BreakpointManager(hc)
+        calls = {
+            'list': lambda: manager.list(stack),
+            'show': lambda r: manager.show(stack, r),
+            'graph': lambda: bp_graph.fetch(hc, stack),
+            'step': lambda *r: manager.step(stack, *r),
+            'continue': lambda: manager.continue_(stack),
+            'continue_to': lambda r: manager.continue_(stack, to=r),
+            'set': lambda r: manager.set(stack, r),
+            'clear': lambda r: manager.clear(stack, r),
+            'retry': lambda r: manager.retry(stack, r),
+        }
+        try:
+            return Result(True, repr(calls[verb](*args)))
+        except (bp_exceptions.BreakpointCommandError,
+                heat_exc.HTTPException) as exc:
+            return Result(False, str(exc))
+
+
+FRONT_ENDS = {'osc': OSC, 'legacy': Legacy, 'api': PythonAPI}
+
+
+def front_end(name, server):
+    return FRONT_ENDS[name](server)
+
+
+def refused(result, rule=None):
+    """A refusal in Heat's words for a policy (HTTP 403)."""
+    assert not result.ok, result
+    if rule is None:
+        assert 'not authorized' in result.text or '403' in result.text, \
+            result
+    else:
+        assert 'You are not authorized to use %s' % rule in result.text, \
+            result
+
+
+def rule_of(verb):
+    return 'breakpoints:%s' % {'continue_to': 'continue'}.get(verb, verb)
+
+
+# -- one held stack that no refused caller may change ---------------------
+
+@pytest.fixture(scope='module')
+def held_stack(rbac_server):
+    name = 'policy-held'
+    hc = create_held(rbac_server, MEMBER, name)
+    before = view_of(hc, name)
+    yield name
+    # Whatever was refused above, nothing of the operation changed.
+    assert view_of(hc, name) == before
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+@pytest.mark.parametrize('verb, args', CHANGING)
+def test_reader_is_refused_every_change(rbac_server, held_stack, fe, verb,
+                                        args):
+    result = front_end(fe, rbac_server).run(READER, verb, held_stack, *args)
+    refused(result, rule_of(verb))
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+@pytest.mark.parametrize('verb, args', VIEWING)
+def test_reader_can_look(rbac_server, held_stack, fe, verb, args):
+    result = front_end(fe, rbac_server).run(READER, verb, held_stack, *args)
+    assert result.ok, result
+    assert 'alone' in result.text
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+@pytest.mark.parametrize('token', [STACK_USER, NO_ROLE])
+@pytest.mark.parametrize('verb, args', VIEWING + CHANGING)
+def test_stack_user_and_no_role_are_refused(rbac_server, held_stack, fe,
+                                            token, verb, args):
+    refused(front_end(fe, rbac_server).run(token, verb, held_stack, *args))
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+@pytest.mark.parametrize('verb, args', VIEWING + CHANGING)
+def test_another_project_learns_nothing(rbac_server, held_stack, fe, verb,
+                                        args):
+    result = front_end(fe, rbac_server).run(OTHER_MEMBER, verb, held_stack,
+                                            *args)
+    assert not result.ok, result
+    assert 'not found' in result.text.lower(), result
+    said = result.text.replace(held_stack, '')
+    for arg in args:  # echoed back is not learned
+        said = said.replace(arg, '')
+    assert not [w for w in SECRETS_OF_THE_STACK if w in said], result
+
+
+def test_another_project_gets_404_by_id(rbac_server, held_stack):
+    stack = client(rbac_server, MEMBER).stacks.get(held_stack)
+    other = '%s/v1/%s/stacks/%s/%s' % (rbac_server.url, OTHER_PROJECT,
+                                       held_stack, stack.id)
+    headers = {'X-Auth-Token': OTHER_MEMBER}
+    view = requests.get(other + '/breakpoints', headers=headers)
+    signal = requests.post(
+        other + '/resources/alone/signal', headers=headers,
+        json={'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'})
+    for answer in (view, signal):
+        assert answer.status_code == 404, answer.text
+        said = answer.text.replace(held_stack, '')
+        assert not [w for w in SECRETS_OF_THE_STACK if w in said], said
+
+
+def test_reader_watch_looks_and_cannot_release(rbac_server, held_stack):
+    hc = client(rbac_server, READER)
+    out = io.StringIO()
+    session = bp_watch.Session(
+        hc, held_stack, out, interactive=True,
+        stdin=io.StringIO('\nc\nalone\nto last\nset last\nclear last\nq\n'),
+        sleep=lambda seconds: None)
+    assert session.run() == bp_watch.EXIT_COMPLETE
+    text = out.getvalue()
+    assert 'alone' in text and 'flaky' in text  # it saw the hold
+    for rule in ('step', 'continue', 'clear', 'continue', 'set', 'clear'):
+        assert 'You are not authorized to use breakpoints:%s' % rule in \
+            text, text
+    assert text.count('not authorized') == 6, text
+
+
+def test_osc_watch_as_reader(rbac_server, held_stack, monkeypatch):
+    monkeypatch.setattr('sys.stdin', io.StringIO('c\nq\n'))
+    result = OSC(rbac_server).run(READER, 'watch', held_stack, '-i')
+    assert result.ok, result
+    assert 'You are not authorized to use breakpoints:continue' in \
+        result.text
+
+
+@pytest.mark.skipif(shutil.which('tmux') is None,
+                    reason='tmux is not installed')
+def test_reader_watch_interactive_in_a_terminal(rbac_server, held_stack):
+    """As a person types: the prompt shows, each release says 403."""
+    caller = type('Caller', (), {'env': {
+        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
+        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+    pane = test_watch_interactive.Pane(caller, [
+        'openstack', 'stack', 'breakpoint', 'watch', '-i', held_stack])
+    try:
+        pane.wait('Enter: step it')
+        pane.answer('c')
+        pane.wait('not authorized to use breakpoints:continue')
+        pane.answer('set last')
+        pane.wait('not authorized to use breakpoints:set')
+        pane.answer('q')
+        pane.wait('EXIT=0')
+    finally:
+        pane.close()
+
+
+# -- a raw resource signal with our payload ------------------------------
+
+RAW = [
+    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'}, 'step'),
+    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'continue'},
+     'continue'),
+    ({reasons.COMMAND_KEY: 'set', reasons.COMMAND_PATH_KEY: 'last'}, 'set'),
+    ({reasons.COMMAND_KEY: 'to', reasons.COMMAND_PATH_KEY: 'last'},
+     'continue'),
+    ({reasons.COMMAND_KEY: 'clear', reasons.COMMAND_PATH_KEY: 'last'},
+     'clear'),
+]
+
+
+@pytest.mark.parametrize('prefix', ['', STOCK_PREFIX],
+                         ids=['our-api', 'stock-api'])
+@pytest.mark.parametrize('token', [READER, STACK_USER])
+@pytest.mark.parametrize('payload, rule', RAW)
+def test_raw_signal_cannot_bypass(rbac_server, held_stack, prefix, token,
+                                  payload, rule):
+    """heat-api refuses it; without our filter, the engine does."""
+    stack = client(rbac_server, MEMBER).stacks.get(held_stack)
+    hc = client(rbac_server, token, prefix)
+    with pytest.raises(heat_exc.HTTPForbidden) as caught:
+        hc.resources.signal('%s/%s' % (held_stack, stack.id), 'alone',
+                            data=payload)
+    assert 'breakpoints:%s' % rule in str(caught.value)
+
+
+def test_raw_signal_in_osc_as_reader(rbac_server, held_stack):
+    caller = type('Caller', (), {'env': {
+        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
+        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+    code, out, err = conftest.run_openstack(
+        caller, 'stack', 'resource', 'signal', held_stack, 'alone',
+        '--data', json.dumps({'unset_hook': 'pre-create',
+                              reasons.SIGNAL_KEY: 'step'}))
+    assert code != 0
+    assert 'You are not authorized to use breakpoints:step' in out + err
+
+
+# -- stock behaviour stays stock -----------------------------------------
+
+def test_stock_hook_clear_keeps_resource_signal(rbac_server):
+    """A reader may clear a breakpoint's hook the stock way, as in Heat."""
+    name = 'policy-hook-clear'
+    hc = create_held(rbac_server, MEMBER, name, fail=False)
+    caller = type('Caller', (), {'env': {
+        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
+        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+    code, out, err = conftest.run_openstack(
+        caller, 'stack', 'hook', 'clear', name, 'alone')
+    assert code == 0, out + err
+    utils.wait_resource(hc, name, 'alone', 'CREATE_COMPLETE')
+
+
+# -- a member may do everything ------------------------------------------
+
+def member_does_everything(server, fe, token, name):
+    """Every command, in an order that keeps something to act on."""
+    run = front_end(fe, server).run
+    hc = create_held(server, token, name)
+    manager = bp_v1.BreakpointManager(hc)
+    for verb, args in VIEWING:
+        assert run(token, verb, name, *args).ok
+    assert run(token, 'set', name, 'last').ok
+    assert run(token, 'clear', name, 'last').ok
+    assert run(token, 'retry', name, 'flaky').ok
+    utils.wait_for(lambda: len(test_outcomes.hits(
+        hc, name, 'flaky', breakpoints.FAILED)) == 2, 60,
+        what='flaky failed and held again')
+    assert run(token, 'step', name, 'alone').ok
+    utils.wait_resource(hc, name, 'alone', 'CREATE_COMPLETE')
+    assert run(token, 'clear', name, 'flaky').ok  # the failure goes on
+    utils.wait_for(lambda: hc.stacks.get(name).stack_status ==
+                   'CREATE_FAILED', 60, what='%s failed' % name)
+
+    chain = name + '-chain'
+    hc.stacks.create(stack_name=chain, template=TEMPLATE,
+                     parameters={'fail': False},
+                     environment=registry.apply_to_environment(
+                         {}, breakpoints.parse_names(['first', 'alone'],
+                                                     None)))
+    utils.wait_for(lambda: len(manager.held_now(chain)[1]) == 2, 60,
+                   what='%s held' % chain)
+    assert run(token, 'continue_to', chain, 'last').ok
+    utils.wait_for(lambda: [r['resource'] for r in
+                            manager.held_now(chain)[1]] == ['last'], 60,
+                   what='held at last')
+    assert run(token, 'step', chain).ok
+    utils.wait_for(lambda: hc.stacks.get(chain).stack_status ==
+                   'CREATE_COMPLETE', 60, what='%s complete' % chain)
+    hc.stacks.create(stack_name=chain + '-2', template=TEMPLATE,
+                     parameters={'fail': False},
+                     environment=registry.apply_to_environment(
+                         {}, breakpoints.parse_names(['first'], None)))
+    utils.wait_for(lambda: manager.held_now(chain + '-2')[1], 60,
+                   what='held at first')
+    assert run(token, 'continue', chain + '-2').ok
+    utils.wait_for(lambda: hc.stacks.get(chain + '-2').stack_status ==
+                   'CREATE_COMPLETE', 60, what='run to completion')
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+def test_member_can_do_everything(rbac_server, fe):
+    member_does_everything(rbac_server, fe, MEMBER, 'policy-member-' + fe)
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+def test_member_paths_with_rbac_off(heat_server, fe):
+    """The local server's default: noauth's admin, legacy defaults."""
+    member_does_everything(heat_server, fe, 'admin@admin',
+                           'policy-default-' + fe)
