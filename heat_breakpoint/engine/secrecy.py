@@ -348,4 +348,3 @@ def for_stack(stack) -> Secrecy:
         LOG.debug('Masking all of stack %s: its parent cannot be read: %s',
                   getattr(stack, 'id', None), exc)
         return Secrecy(stack, all_hidden=True, member_paths={WHOLE})
-
