@@ -108,15 +108,21 @@ def mask_names(value, key: str = ''):
     """
     if key and value not in (None, '') and secrets.is_secret_name(key):
         return MASK
+    return _mask_names_inside(value)
+
+
+def _mask_names_inside(value):
+    # Each key's name is asked once: on every event of a stack with
+    # breakpoints (Heat's own events) this runs over the properties.
     if isinstance(value, dict):
         keys = secrets.secret_keys(value)
         masked = {k: (MASK if k in keys and v not in (None, '') else
-                      mask_names(v, str(k))) for k, v in value.items()}
+                      _mask_names_inside(v)) for k, v in value.items()}
         if all(masked[k] is v for k, v in value.items()):
             return value
         return masked
     if isinstance(value, (list, tuple)):
-        masked = [mask_names(v) for v in value]
+        masked = [_mask_names_inside(v) for v in value]
         if all(new is old for new, old in zip(masked, value)):
             return value
         return masked
