@@ -66,7 +66,8 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
                       held_since=row['held_since'])
         if rsrc is not None:
             _hit(result, rsrc)
-            # Heat's error, on a failure hold: the text net over it.
+        if rsrc is not None and result['when'] == breakpoints.FAILED:
+            # The reason is Heat's error: the text net over it.
             result['resource_status_reason'] = inputs.failure_text(
                 rsrc, result['resource_status_reason'])
         return result
