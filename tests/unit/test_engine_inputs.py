@@ -14,6 +14,7 @@
 from unittest import mock
 
 import pytest
+import yaml
 
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import secrecy
@@ -140,7 +141,7 @@ HIDDEN = {'pw': 'Pw-s3cret-1', 'pin': 7391846, 'lst': 'lst-a1,lst-b2',
           'js': {'k': 'json-s3cret'}, 'sh': 'ow', 'shown': 'visible'}
 
 
-def heat_stack(resources, outputs=None):
+def heat_stack(resources, outputs=None, files=None):
     from heat.common import context
     from heat.engine import environment
     from heat.engine import stack as parser
@@ -155,7 +156,7 @@ def heat_stack(resources, outputs=None):
             'sh': {'type': 'string', 'hidden': True},
             'shown': {'type': 'string'}},
         'resources': resources, 'outputs': outputs or {}},
-        env=environment.Environment(dict(HIDDEN)))
+        files=files, env=environment.Environment(dict(HIDDEN)))
     cnxt = context.RequestContext(project_id='p', user_id='u',
                                   is_admin=True)
     return parser.Stack(cnxt, 'masking', tmpl)
@@ -246,3 +247,54 @@ def test_a_group_member_inherits_the_secret_paths():
     assert hidden.param_hidden('shown') and hidden.param_hidden('pw')
     assert not secrecy.Secrecy(stack).param_hidden('shown')
     assert secrecy.Secrecy(stack, all_hidden=True).param_hidden('shown')
+
+
+def test_what_a_nested_stack_inherits_from_its_parent_resource():
+    group_def = {'type': 'child.yaml', 'properties': {
+        'fed': {'get_param': 'pw'}, 'plain': {'get_param': 'shown'}}}
+    parent = heat_stack({
+        'child': {'type': 'child.yaml', 'properties': {
+            'fed': {'str_replace': {'template': 'x$p', 'params': {
+                '$p': {'get_param': 'pin'}}}},
+            'plain': {'get_param': 'shown'}}},
+        'group': {'type': 'OS::Heat::ResourceGroup', 'properties': {
+            'count': 1, 'resource_def': group_def}},
+        'chain': {'type': 'OS::Heat::ResourceChain', 'properties': {
+            'resources': ['OS::Heat::Value'],
+            'resource_properties': {'value': {'get_param': 'pw'}}}},
+        'plain': {'type': 'child.yaml', 'properties': {
+            'fed': 'x', 'plain': 'y'}}},
+        files={'child.yaml': yaml.safe_dump({
+            'heat_template_version': '2018-08-31',
+            'parameters': {'fed': {'type': 'string'},
+                           'plain': {'type': 'string'}}})})
+    outer = secrecy.for_stack(parent)
+    nested = heat_stack({})
+    child = outer.inherited('child', nested)
+    assert child.hidden == {'fed'} and not child.member_paths
+    group = outer.inherited('group', nested)
+    assert group.member_paths == {('fed',)} and not group.hidden
+    chain = outer.inherited('chain', nested)
+    assert chain.member_paths == {('value',)}
+    assert outer.inherited('plain', nested).hidden == frozenset()
+    # Inside the group, a member is a template resource fed the secret.
+    assert group.property_paths({'fed': 'Pw', 'plain': 'v'}) == {('fed',)}
+
+
+def test_a_cfn_template_masks_a_noecho_parameter():
+    from heat.common import context
+    from heat.engine import environment
+    from heat.engine import stack as parser
+    from heat.engine import template
+    tmpl = template.Template({
+        'AWSTemplateFormatVersion': '2010-09-09',
+        'Parameters': {'Pw': {'Type': 'String', 'NoEcho': 'true'},
+                       'Shown': {'Type': 'String'}},
+        'Resources': {'r': {'Type': 'OS::Heat::Value', 'Properties': {
+            'value': {'a': {'Fn::Join': ['-', ['x', {'Ref': 'Pw'}]]},
+                      'b': {'Ref': 'Shown'}}}}}},
+        env=environment.Environment({'Pw': 'Pw-s3cret', 'Shown': 'v'}))
+    stack = parser.Stack(context.RequestContext(project_id='p',
+                                                is_admin=True), 'cfn', tmpl)
+    assert inputs.resolved_inputs(stack['r'].properties, stack) == {
+        'value': {'a': MASK, 'b': 'v'}, 'type': None}
