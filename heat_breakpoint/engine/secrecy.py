@@ -237,15 +237,15 @@ class Secrecy:
                     path = echoes.get(top)
                     return path is not None and _overlaps(paths, path)
             if issubclass(cls, template_resource.TemplateResource):
-                return self._nested_attribute(name, top, attr, paths, rsrc)
+                return self._nested_attribute(name, top, attr, rsrc)
         return bool(paths)
 
-    def _nested_attribute(self, name, top, attr, paths, rsrc) -> bool:
+    def _nested_attribute(self, name, top, attr, rsrc) -> bool:
         if top in _PLAIN_NESTED_ATTRIBUTES:
             return False
         child = self.child(name, rsrc)
-        if child is None:  # not created yet: what goes in may come out
-            return bool(paths) or top is None
+        if child is None:  # cannot look inside: its own secrets may show
+            return True
         try:
             if top is None:
                 return any(child.output(out) for out in
