@@ -35,17 +35,13 @@ path of every check.
 """
 
 import collections.abc
+import functools
 
 from oslo_log import log as logging
 
 from heat.engine.cfn import functions as cfn_functions
 from heat.engine import function
 from heat.engine.hot import functions as hot_functions
-from heat.engine.resources.openstack.heat import autoscaling_group
-from heat.engine.resources.openstack.heat import resource_chain
-from heat.engine.resources.openstack.heat import resource_group
-from heat.engine.resources.openstack.heat import value as heat_value
-from heat.engine.resources import template_resource
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
@@ -56,15 +52,29 @@ WHOLE = ()
 
 _PARAM_FUNCTIONS = (hot_functions.GetParam, cfn_functions.ParamRef)
 
-# Where a group resource keeps the properties it gives every member.
-_MEMBER_PROPERTIES = (
-    (resource_group.ResourceGroup, ('resource_def', 'properties')),
-    (resource_chain.ResourceChain, ('resource_properties',)),
-    (autoscaling_group.AutoScalingResourceGroup, ('resource', 'properties')),
-)
 
-# Resources whose attribute echoes the property of the same name.
-_ECHOES = {heat_value.Value: {'value': ('value',)}}
+@functools.lru_cache(maxsize=None)
+def _types():
+    """The resource types whose way of passing values on is known.
+
+    Imported when first asked (a hold), not when the plugin loads, so
+    the plugin never imports Heat's resource modules ahead of Heat.
+    Returns (template resource class, {group class: where it keeps the
+    properties of every member}, {class: {attribute: property path it
+    echoes}}).
+    """
+    from heat.engine.resources.openstack.heat import autoscaling_group
+    from heat.engine.resources.openstack.heat import resource_chain
+    from heat.engine.resources.openstack.heat import resource_group
+    from heat.engine.resources.openstack.heat import value
+    from heat.engine.resources import template_resource
+    return (template_resource.TemplateResource, {
+        resource_group.ResourceGroup: ('resource_def', 'properties'),
+        resource_chain.ResourceChain: ('resource_properties',),
+        autoscaling_group.AutoScalingResourceGroup: ('resource',
+                                                     'properties'),
+    }, {value.Value: {'value': ('value',)}})
+
 
 # Attributes of a nested stack that say nothing of its values.
 _PLAIN_NESTED_ATTRIBUTES = frozenset(('OS::stack_id',))
@@ -229,14 +239,15 @@ class Secrecy:
         paths = self.resource_paths(name)
         cls = self._class(defn) if defn is not None else None
         top = attr[0] if isinstance(attr, (list, tuple)) and attr else attr
+        template_kind, _groups, all_echoes = _types()
         if cls is not None:
-            for kind, echoes in _ECHOES.items():
+            for kind, echoes in all_echoes.items():
                 if issubclass(cls, kind):
                     if top is None:
                         return bool(paths)
                     path = echoes.get(top)
                     return path is not None and _overlaps(paths, path)
-            if issubclass(cls, template_resource.TemplateResource):
+            if issubclass(cls, template_kind):
                 return self._nested_attribute(name, top, attr, rsrc)
         return bool(paths)
 
@@ -295,12 +306,12 @@ class Secrecy:
         if not paths:
             return Secrecy(nested)
         cls = self._class(defn)
-        if cls is not None and issubclass(
-                cls, template_resource.TemplateResource):
+        template_kind, groups, _echoes = _types()
+        if cls is not None and issubclass(cls, template_kind):
             if WHOLE in paths:
                 return Secrecy(nested, all_hidden=True)
             return Secrecy(nested, hidden={p[0] for p in paths})
-        for kind, prefix in _MEMBER_PROPERTIES:
+        for kind, prefix in groups.items():
             if cls is not None and issubclass(cls, kind):
                 members = set()
                 for path in paths:
