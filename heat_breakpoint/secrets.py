@@ -25,6 +25,15 @@ import re
 
 MASK = '******'
 
+#: Free text (an error message) is searched for secret values only this
+#: long or longer: masking ``ow`` in "brown" would give the secret away.
+MIN_TEXT_SECRET = 4
+
+# The name/value pair idiom (``{name: DB_PASSWORD, value: ...}``, an
+# environment variable): the value is secret when the sibling name is.
+_PAIR_NAMES = frozenset(('name', 'key'))
+_PAIR_VALUES = frozenset(('value',))
+
 #: A name with one of these words holds a secret.
 SECRET_WORDS = frozenset((
     'pass', 'passwd', 'password', 'passwords', 'passphrase', 'pwd',
@@ -59,3 +68,40 @@ def is_secret_name(name) -> bool:
         return True
     return any(word in _KEY_WORDS and previous in SECRET_KEY_QUALIFIERS
                for previous, word in zip(found, found[1:]))
+
+
+def secret_keys(mapping) -> set:
+    """The keys of a mapping whose values hold a secret.
+
+    By their own names (``password``), and the ``value`` of a name/value
+    pair whose name is a secret's (``{name: DB_PASSWORD, value: ..}``,
+    ``{Key: api_token, Value: ..}``).
+    """
+    found = {key for key in mapping if is_secret_name(key)}
+    if any(isinstance(key, str) and key.lower() in _PAIR_NAMES and
+           is_secret_name(mapping[key]) for key in mapping):
+        found |= {key for key in mapping
+                  if isinstance(key, str) and key.lower() in _PAIR_VALUES}
+    return found
+
+
+def text_secrets(values) -> frozenset:
+    """Of ``values``, those long enough to be searched for in free text."""
+    return frozenset(str(value) for value in values
+                     if len(str(value)) >= MIN_TEXT_SECRET)
+
+
+def mask_text(text, values):
+    """``text`` with every secret of ``values`` in it masked.
+
+    The second net, for free text only (failure messages, unresolved
+    values): structured values are masked by what they are derived from.
+    Values shorter than :data:`MIN_TEXT_SECRET` are left alone; longer
+    ones are masked first, so a secret that contains another goes whole.
+    """
+    if not isinstance(text, str) or not text:
+        return text
+    for secret in sorted(text_secrets(values), key=len, reverse=True):
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text

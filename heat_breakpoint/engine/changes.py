@@ -46,6 +46,7 @@ from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import secrecy
 
 IN_PLACE, REPLACE, ADD, REMOVE = 'in-place', 'replace', 'add', 'remove'
 KINDS = (IN_PLACE, REPLACE, ADD, REMOVE)
@@ -85,22 +86,18 @@ def begin_update(rsrc, new_stack) -> None:
 # ---------------------------------------------------------------------------
 # The planned change, as shown at the hold (pure)
 
-def _masked(value, hidden, key):
-    return inputs.mask(value, hidden, key)
-
-
-def property_changes(before, after, hidden) -> dict:
+def property_changes(before, after, masking) -> dict:
     """``{name: {'old': .., 'new': ..}}`` of the properties that differ.
 
     ``before`` and ``after`` are plain mappings of resolved values;
-    secrets are masked in both.
+    ``masking`` (:class:`inputs.Masking`) masks secrets in both.
     """
     changes = {}
     for key in sorted(set(before) | set(after), key=str):
         old, new = before.get(key), after.get(key)
         if old != new:
-            changes[str(key)] = {'old': _masked(old, hidden, str(key)),
-                                 'new': _masked(new, hidden, str(key))}
+            changes[str(key)] = {'old': masking.property(key, old),
+                                 'new': masking.property(key, new)}
     return changes
 
 
@@ -116,22 +113,33 @@ def change(kind: str, properties=None, forced_by=(), why: str = '') -> dict:
 # ---------------------------------------------------------------------------
 # Heat's decision, without side effects
 
-def _values(props) -> dict:
+def _values(props, masking) -> dict:
     found = {}
     for key in props:
         try:
             found[key] = props.get(key)
         except Exception as exc:  # unresolvable yet: say so, do not fail
-            found[key] = '<unresolved: %s>' % exc
+            found[key] = '<unresolved: %s>' % masking.text(str(exc))
     return found
 
 
-def _hidden(rsrc, new_stack) -> frozenset:
-    """Values of hidden parameters, before and after the update."""
-    found = inputs.hidden_values(rsrc.stack)
-    if new_stack is not None and new_stack is not rsrc.stack:
-        found = found | inputs.hidden_values(new_stack)
-    return found | _old_hidden(rsrc)
+def _masking(rsrc, after_props=None, new_stack=None):
+    """What is secret in the resource's properties, before and after.
+
+    A property secret in the definition the resource has now or in the
+    one it is updated to is masked in both its old and its new value.
+    """
+    before = secrecy.for_stack(rsrc.stack)
+    paths = before.property_paths(secrecy.definition_tree(rsrc.t))
+    texts = inputs.secret_texts(before) | _old_hidden(rsrc)
+    if after_props is not None:
+        after = before
+        if new_stack is not None and new_stack is not rsrc.stack:
+            after = secrecy.for_stack(new_stack)
+            texts |= inputs.secret_texts(after)
+        paths |= after.property_paths(getattr(after_props, 'data', None)
+                                      or {})
+    return inputs.Masking(paths, texts)
 
 
 def _old_hidden(rsrc) -> frozenset:
@@ -184,9 +192,9 @@ def plan(rsrc, after, before, after_props, before_props,
     pass the update on (a nested stack's resource whose inputs are the
     same: the resources inside decide for themselves).
     """
-    hidden = _hidden(rsrc, new_stack)
-    props = property_changes(_values(before_props), _values(after_props),
-                             hidden)
+    masking = _masking(rsrc, after_props, new_stack)
+    props = property_changes(_values(before_props, masking),
+                             _values(after_props, masking), masking)
     tmpl_diff = rsrc.update_template_diff(after.freeze(), before)
     if tmpl_diff and rsrc.needs_replace_with_tmpl_diff(tmpl_diff):
         return change(REPLACE, props, sorted(tmpl_diff))
@@ -293,16 +301,21 @@ def needs_update(rsrc, stock, new_stack, after, before, after_props,
     try:
         needed = stock(*args)
     except heat_resource.UpdateReplace:
-        _hold_if_required(rsrc, after_props, new_stack, lambda: change(
-            REPLACE, property_changes(
-                _values(before_props), _values(after_props),
-                _hidden(rsrc, new_stack)),
-            why='the resource is %s_%s' % rsrc.state))
+        _hold_if_required(rsrc, after_props, new_stack, lambda: _failed(
+            rsrc, after_props, before_props, new_stack))
         raise
     if needed:
         _hold_if_required(rsrc, after_props, new_stack, lambda: plan(
             rsrc, after, before, after_props, before_props, new_stack))
     return needed
+
+
+def _failed(rsrc, after_props, before_props, new_stack) -> dict:
+    """The replacement of a resource Heat replaces for its state."""
+    masking = _masking(rsrc, after_props, new_stack)
+    return change(REPLACE, property_changes(
+        _values(before_props, masking), _values(after_props, masking),
+        masking), why='the resource is %s_%s' % rsrc.state)
 
 
 def _hold_if_required(rsrc, after_props, new_stack, planned) -> None:
@@ -315,9 +328,9 @@ def _hold_if_required(rsrc, after_props, new_stack, planned) -> None:
     rule, when = choose(changed_rule, replaced_rule, found['kind'])
     if rule is None:
         return
-    hidden = _hidden(rsrc, new_stack)
+    masking = _masking(rsrc, after_props, new_stack)
     _park(rsrc, 'UPDATE', rule, when, found,
-          lambda: inputs.mask(_values(after_props), hidden))
+          lambda: masking.values(_values(after_props, masking)))
 
 
 def park_added(rsrc) -> None:
@@ -354,8 +367,7 @@ def park_removed(rsrc, template_id) -> None:
     rule = decision.hold_rule(rsrc, 'UPDATE', breakpoints.CHANGED)
     if rule is None or not _removed(rsrc, template_id):
         return
-    values = inputs.mask(rsrc._stored_properties_data or {},
-                         inputs.hidden_values(stack) | _old_hidden(rsrc))
+    values = _masking(rsrc).values(rsrc._stored_properties_data or {})
     planned = change(REMOVE, {key: {'old': value, 'new': None}
                               for key, value in sorted(values.items())})
     _park(rsrc, 'DELETE', rule, breakpoints.CHANGED, planned,

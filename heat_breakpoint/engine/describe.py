@@ -15,7 +15,8 @@ Everything ``openstack stack breakpoint show`` prints, worked out where
 the facts are: whether the running operation holds the resource now,
 will hold it (and by which rule, from the same :func:`decision.rules`
 the engine decides with), or is done with it; the hit's inputs exactly as
-its event stored them (masked once, by the engine); its neighbours in the
+its event stored them (masked once, by the engine; Heat's own
+error of a failure hold through the same text net); its neighbours in the
 order the operation walks them (reversed for a delete), from the
 database, since a stack being deleted has an empty template.
 """
@@ -30,6 +31,7 @@ from heat.objects import resource_properties_data as rpd_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 
 HELD, ARMED, DISARMED, DONE, WAITING = (
@@ -64,6 +66,10 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
                       held_since=row['held_since'])
         if rsrc is not None:
             _hit(result, rsrc)
+        if rsrc is not None and result['when'] == breakpoints.FAILED:
+            # The reason is Heat's error: the text net over it.
+            result['resource_status_reason'] = inputs.failure_text(
+                rsrc, result['resource_status_reason'])
         return result
     action = root['action'] if root['status'] == 'IN_PROGRESS' else None
     first = rsrc is not None and not rsrc.t.required_resource_names()

@@ -109,7 +109,8 @@ def _hold_failure(rsrc, exc, properties, before) -> None:
         return
     error = str(exc)
     parking.park(rsrc, rule, action, properties, when=breakpoints.FAILED,
-                 details={'error': error}, error=error, before=before)
+                 details={'error': inputs.failure_text(rsrc, error)},
+                 error=error, before=before)
 
 
 def _hold_after(rsrc, action: str, properties) -> None:
@@ -142,7 +143,7 @@ def attributes(rsrc) -> dict:
         except Exception as exc:
             found[name] = 'unavailable: %s' % exc
     found = json.loads(json.dumps(found, default=str))
-    return inputs.mask(found, inputs.hidden_values(rsrc.stack))
+    return inputs.masked_attributes(rsrc, found)
 
 
 def refusal(record, how: str, resource_id=None):

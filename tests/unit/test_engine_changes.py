@@ -33,23 +33,37 @@ MASK = inputs.MASK
 def test_property_changes_only_what_differs():
     found = changes.property_changes(
         {'value': 'a', 'same': 1, 'gone': 'x'},
-        {'value': 'b', 'same': 1, 'new': [1]}, frozenset())
+        {'value': 'b', 'same': 1, 'new': [1]}, inputs.Masking())
     assert found == {'value': {'old': 'a', 'new': 'b'},
                      'gone': {'old': 'x', 'new': None},
                      'new': {'old': None, 'new': [1]}}
 
 
-def test_property_changes_mask_hidden_values_and_secret_names():
+def test_property_changes_mask_secret_paths_and_secret_names():
+    masking = inputs.Masking(paths={('value',), ('env', 'DB')})
     found = changes.property_changes(
-        {'value': 'pre-old-secret', 'admin_pass': 'p1', 'n': 1},
-        {'value': 'pre-new-secret', 'admin_pass': 'p2', 'n': 2},
-        frozenset({'old-secret', 'new-secret'}))
-    assert found == {'value': {'old': 'pre-' + MASK, 'new': 'pre-' + MASK},
+        {'value': 'old-secret', 'admin_pass': 'p1', 'n': 1,
+         'env': {'DB': 'a-secret', 'HOME': '/'}},
+        {'value': 'new-secret', 'admin_pass': 'p2', 'n': 2,
+         'env': {'DB': 'b-secret', 'HOME': '/root'}}, masking)
+    assert found == {'value': {'old': MASK, 'new': MASK},
                      'admin_pass': {'old': MASK, 'new': MASK},
-                     'n': {'old': 1, 'new': 2}}
+                     'n': {'old': 1, 'new': 2},
+                     'env': {'old': {'DB': MASK, 'HOME': '/'},
+                             'new': {'DB': MASK, 'HOME': '/root'}}}
     # A secret whose value did not change is not shown at all.
     assert changes.property_changes({'password': 'x'}, {'password': 'x'},
-                                    frozenset()) == {}
+                                    inputs.Masking()) == {}
+
+
+def test_unresolved_values_go_through_the_text_net():
+    class Props(dict):
+        def get(self, key):
+            raise ValueError('no such image s3cret-image, nor ow')
+    found = changes._values(Props(image=None), inputs.Masking(
+        texts={'s3cret-image', 'ow'}))
+    assert found == {'image': '<unresolved: no such image %s, nor ow>'
+                     % MASK}
 
 
 def test_change_record():
@@ -137,7 +151,8 @@ class FakeDefn:
 
 @pytest.fixture
 def no_hidden(monkeypatch):
-    monkeypatch.setattr(changes, '_hidden', lambda rsrc, stack: frozenset())
+    monkeypatch.setattr(changes, '_masking',
+                        lambda rsrc, *args: inputs.Masking())
 
 
 def test_plan_in_place_remembers_heats_diff_for_its_own_call(no_hidden):

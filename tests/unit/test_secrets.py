@@ -72,3 +72,24 @@ def test_hit_inputs_of_a_stock_event_masks_inputs_fed_by_hidden_params():
     assert stock.hit_inputs({'value': 'a:hunter2', 'key_name': 'k'},
                             lambda: template, 'r') == {
         'value': secrets.MASK, 'key_name': 'k'}
+
+
+@pytest.mark.parametrize('mapping, keys', [
+    ({'name': 'DB_PASSWORD', 'value': 'x'}, {'value'}),
+    ({'Key': 'api_token', 'Value': 'x'}, {'Value'}),
+    ({'name': 'HOME', 'value': '/home'}, set()),
+    ({'name': 'web', 'password': 'x'}, {'password'}),
+    ({'name': 3, 'value': 'x'}, set()),
+])
+def test_secret_keys_by_name_and_by_the_pair_idiom(mapping, keys):
+    assert secrets.secret_keys(mapping) == keys
+
+
+def test_mask_text_skips_short_values_and_masks_longest_first():
+    text = 'the quick brown fox: pass Pw-s3cret-long'
+    assert secrets.mask_text(text, {'ow', 'Pw-s3cret', 'Pw-s3cret-long'}) \
+        == 'the quick brown fox: pass %s' % secrets.MASK
+    assert secrets.mask_text(text, {'ow', 'fox'}) == text
+    assert secrets.mask_text('', {'abcd'}) == ''
+    assert secrets.mask_text(None, {'abcd'}) is None
+    assert secrets.text_secrets(['ow', 1234, 'abcd']) == {'1234', 'abcd'}
