@@ -29,6 +29,7 @@ import copy
 import dataclasses
 import difflib
 import fnmatch
+import re
 import typing
 
 SECTION = 'breakpoints'
@@ -199,6 +200,34 @@ class Breakpoint:
 
 # ---------------------------------------------------------------------------
 # Message helpers
+
+_DIGITS = re.compile(r'(\d+)')
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key reading runs of digits as numbers: grp/2 before grp/10."""
+    return tuple((0, int(part), '') if part.isdigit() else (1, 0, part)
+                 for part in _DIGITS.split(str(name)) if part)
+
+
+def closest_names(name: str, names: typing.Iterable[str], n: int = 3,
+                  cutoff: float = 0.6) -> list:
+    """The ``n`` names most like ``name``, the most alike first.
+
+    Equally alike names come in their natural order (``node_1`` before
+    ``node_2``), where :func:`difflib.get_close_matches` puts them in
+    reverse text order.
+    """
+    scored = []
+    for candidate in set(names):
+        matcher = difflib.SequenceMatcher(None, candidate, name)
+        if (matcher.real_quick_ratio() >= cutoff and
+                matcher.quick_ratio() >= cutoff and
+                matcher.ratio() >= cutoff):
+            scored.append((-matcher.ratio(), natural_key(candidate),
+                           candidate))
+    return [candidate for _score, _key, candidate in sorted(scored)[:n]]
+
 
 def _show(text: str) -> str:
     """Quote a user-given name for a one-line message, escaped and short."""
@@ -521,7 +550,7 @@ def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
     if len(first.segments) > 1:
         message += ': %s' % _show(head)
     message += ' matches no resource in the template'
-    closest = difflib.get_close_matches(head, names, n=3, cutoff=0.4)
+    closest = closest_names(head, names, n=3, cutoff=0.4)
     if closest:
         message += '; closest: %s' % ', '.join(closest)
     if names:

@@ -27,6 +27,7 @@ from unittest import mock
 import requests
 
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch as watch_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -197,7 +198,7 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
 def test_watch_works_without_the_view(heat_server, heat, stack_name):
     test_engine.create(heat, stack_name, 'nodes.yaml')
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    with mock.patch.object(watch_v1, 'fetch', return_value=None):
+    with mock.patch.object(reading, 'fetch', return_value=None):
         code, out, err = watch(heat_server, stack_name)
     assert code == 0, err
     lines = out.splitlines()
