@@ -24,6 +24,7 @@ connection with the exit code of a failed stack.
 """
 
 import collections
+import re
 import time
 import urllib.parse
 
@@ -76,7 +77,7 @@ class Reconnect:
         if self.since is None:
             self.since = now
         self.tries += 1
-        self.reason = exceptions.one_line(exc) or type(exc).__name__
+        self.reason = _short_reason(exc)
         waited = now - self.since
         if waited >= self.timeout:
             raise GaveUp(_('Heat unreachable for %(seconds)d s '
@@ -99,6 +100,12 @@ class Reconnect:
         was = self.since is not None
         self.since, self.tries, self.reason = None, 0, ''
         return was
+
+
+def _short_reason(exc):
+    """The first clause of a connection error, its URL cut to the host."""
+    text = exceptions.one_line(exc).split(': ', 1)[0] or type(exc).__name__
+    return re.sub(r'(https?://[^/\s]+)\S*', r'\1', text)
 
 
 def _view_path(stack, nested_depth):

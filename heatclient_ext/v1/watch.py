@@ -390,7 +390,8 @@ class Session:
             self.say(self._left_text(_('interrupted')))
             return EXIT_INTERRUPTED
         except reading.GaveUp as exc:
-            self.out.write('\n')
+            if self.redraw or self.interactive:
+                self.out.write('\n')
             self.say(_('%(why)s; %(left)s') % {
                 'why': exc, 'left': self._left_text(_('gave up'),
                                                     fresh=False)})

@@ -123,6 +123,33 @@ def test_q_says_the_operation_ended_when_it_did(heat_server, heat,
     assert 'CREATE_COMPLETE' in screen
 
 
+def test_update_interactive_left_with_q_names_the_watch_to_resume(
+        heat_server, heat, stack_name, panes):
+    test_engine.create(heat, stack_name, 'nodes.yaml')
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    pane = interactive.watch_pane(
+        heat_server, panes, 'openstack', 'stack', 'update', stack_name,
+        '--existing', '--parameter', 'version=two', '--breakpoint',
+        'node_1', '-i')
+    pane.wait('Release node_1?')
+    pane.answer('q')
+    screen = pane.wait('EXIT=0')
+    resume = 'openstack stack breakpoint watch -i %s' % stack_name
+    assert 'left: the operation stays held at node_1; run "%s" to ' \
+        'resume' % resume in screen
+    # What it names resumes the same update (running the update again
+    # would start a newer one).
+    pane = interactive.watch_pane(heat_server, panes, *resume.split())
+    pane.wait('Release node_1?')
+    pane.answer('c')
+    screen = pane.wait('EXIT=0')
+    assert 'Stack %s UPDATE_COMPLETE' % stack_name in screen
+    updates = [event for event in utils.events(heat, stack_name)
+               if event.resource_name == stack_name and
+               event.resource_status == 'UPDATE_IN_PROGRESS']
+    assert len(updates) == 1
+
+
 def test_a_failure_hold_is_a_failure_retried_from_the_prompt(
         heat_server, heat, stack_name, panes):
     test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',

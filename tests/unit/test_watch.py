@@ -207,7 +207,9 @@ def test_q_and_end_of_input_leave_the_operation_held():
                                      answers=answers, interactive=True)
         with patched:
             assert sess.run() == 0
-        assert 'left: the operation stays held at node_1' in out.getvalue()
+        assert 'left: the operation stays held at node_1, node_2, node_3; ' \
+            'run "openstack stack breakpoint watch -i s" to resume' in \
+            out.getvalue()
         assert sess.manager.calls == []
 
 
