@@ -102,6 +102,48 @@ class Reconnect:
         return was
 
 
+class SteadyTotals:
+    """Totals that do not shrink while one operation runs.
+
+    Heat removes a resource's row once it is deleted (a delete, the
+    rollback of a create): the view counts what is left, so its total
+    would shrink. Within one operation of one stack the largest total
+    seen stays the total, and what is gone from it counts as done.
+    """
+
+    def __init__(self):
+        self.key = None
+        self.most = 0
+
+    def apply(self, snap):
+        progress = snap.progress
+        if not progress:
+            return snap
+        key = (snap.stack_id, (snap.status or '').split('_', 1)[0])
+        if key != self.key:
+            self.key, self.most = key, 0
+        total = progress.get('total') or 0
+        if total >= self.most:
+            self.most = total
+            return snap
+        gone = self.most - total
+        counts = dict(progress.get('counts') or {})
+        counts['complete'] = counts.get('complete', 0) + gone
+        return snap._replace(progress=dict(
+            progress, total=self.most, counts=counts,
+            done=(progress.get('done') or 0) + gone))
+
+
+def gone(last, status):
+    """The snapshot of a stack the view no longer has (a delete ended)."""
+    progress = last.progress
+    if status == 'DELETE_COMPLETE' and progress:
+        total = progress.get('total') or 0
+        progress = dict(progress, done=total, counts=dict(
+            dict.fromkeys(STATES, 0), complete=total))
+    return last._replace(status=status, rows=[], progress=progress)
+
+
 def _short_reason(exc):
     """The first clause of a connection error, its URL cut to the host."""
     text = exceptions.one_line(exc).split(': ', 1)[0] or type(exc).__name__

@@ -274,6 +274,7 @@ class Session:
         self._cancel = cancel or (
             lambda stack_id: client.actions.cancel_update(stack_id))
         self.reconnect = reading.Reconnect(reconnect_timeout, clock)
+        self.totals = reading.SteadyTotals()
         self.size = size or (lambda: shutil.get_terminal_size((100, 40)))
         self.keys = keyboard.LineReader(stdin, echo=self._echo)
         self.log = []
@@ -341,7 +342,7 @@ class Session:
                 not self._without_view:
             # The view had it: the stack is gone (a delete finished).
             st = self.manager.get_stack(self.stack)
-            snap = self.snap._replace(status=st.stack_status or '', rows=[])
+            snap = reading.gone(self.snap, st.stack_status or '')
         if snap is None or snap.progress is None:
             snap = reading.fetch_without_view(self.client, self.stack,
                                               self.nested_depth)
@@ -351,7 +352,7 @@ class Session:
         if snap.stack_id:
             # Follow this stack, not a later one given the same name.
             self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)
-        self.snap = snap
+        self.snap = snap = self.totals.apply(snap)
         return snap
 
     def _refresh(self):

@@ -52,7 +52,7 @@ def test_text_tree_shows_the_hold_inside_its_nested_stacks(
         '    `-- inner  CREATE_IN_PROGRESS',
         '        |-- leaf   CREATE_IN_PROGRESS  [held: before CREATE]',
         '        `-- after  INIT_COMPLETE       '
-        '[breakpoint: CREATE,UPDATE]  requires: leaf',
+        '[breakpoint: before CREATE,UPDATE]  requires: leaf',
     ]
 
     # --nested-depth limits the listing: the nested stack's resources go
