@@ -105,13 +105,19 @@ def question(row):
     return _('Release %s?') % name
 
 
-def prompt_text(held):
-    """The prompt: its question about the first held row, and the keys."""
+def prompt_text(held, width=None):
+    """The prompt: its question about the first held row, and the keys.
+
+    Within ``width`` columns if given: the list of answers gives way to
+    ``?: help`` first.
+    """
     first = held[0]
-    return _('%(question)s [Enter: %(enter)s, NAME/GLOB, c, to R, set R, '
-             'clear R, retry R, cancel, ?, q] > ') % {
-                 'question': question(first),
-                 'enter': enter_meaning(first)}
+    words = {'question': question(first), 'enter': enter_meaning(first)}
+    text = _('%(question)s [Enter: %(enter)s, NAME/GLOB, c, to R, set R, '
+             'clear R, retry R, cancel, ?, q] > ') % words
+    if width is None or len(text) < width:
+        return text
+    return _('%(question)s [Enter: %(enter)s, ?: help] > ') % words
 
 
 def _bad_glob(pattern):

@@ -46,8 +46,10 @@ FIRST_WAIT, LONGEST_WAIT = 0.5, 5.0
 UNREACHABLE = (ks_exc.ConnectionError, heat_exc.CommunicationError,
                heat_exc.HTTPBadGateway, heat_exc.ServiceUnavailable)
 
+#: ``deeper``: how many resources are held below ``--nested-depth``.
 Snapshot = collections.namedtuple(
-    'Snapshot', ('stack_name', 'stack_id', 'status', 'rows', 'progress'))
+    'Snapshot', ('stack_name', 'stack_id', 'status', 'rows', 'progress',
+                 'deeper'), defaults=(0,))
 
 
 class GaveUp(Exception):
@@ -150,8 +152,8 @@ def _short_reason(exc):
     return re.sub(r'(https?://[^/\s]+)\S*', r'\1', text)
 
 
-def _view_path(stack, nested_depth):
-    query = {'progress': 1}
+def _view_path(stack, nested_depth, progress=True):
+    query = {'progress': 1} if progress else {}
     if nested_depth is not None:
         query['nested_depth'] = nested_depth
     return '/stacks/%s/breakpoints?%s' % (
@@ -243,3 +245,63 @@ def _seconds_since(started):
         return 0
     from oslo_utils import timeutils
     return max(0, int((timeutils.utcnow() - started).total_seconds()))
+
+
+FALLBACK_NOTE = _('Note: this Heat has no breakpoints view with progress: '
+                  'each refresh lists every resource (slower)')
+
+
+class Reader:
+    """The latest snapshot of one stack's operation, read on demand.
+
+    Follows the stack it first found (not a later one given the same
+    name), falls back once to stock calls (``say`` tells the user), and
+    keeps the totals steady within an operation.
+    """
+
+    def __init__(self, client, stack, nested_depth=None, say=None):
+        self.client = client
+        self.manager = bp_v1.BreakpointManager(client)
+        self.stack = stack
+        self.nested_depth = nested_depth
+        self.say = say or (lambda text: None)
+        self.without_view = False
+        self.totals = SteadyTotals()
+        self.snap = None
+
+    def _held_deeper(self, snap):
+        """How many are held below the depth watched (one more request)."""
+        try:
+            body = self.client.http_client.get(
+                _view_path(self.stack, None, progress=False)).json()
+        except (heat_exc.HTTPException, ValueError):
+            return 0
+        seen = {row['resource'] for row in snap.rows
+                if row.get('state') == bp_v1.HELD}
+        return sum(1 for row in body.get('breakpoints') or ()
+                   if row.get('state') == bp_v1.HELD and
+                   row.get('resource') not in seen)
+
+    def refresh(self):
+        """A new :class:`Snapshot`; :data:`UNREACHABLE` errors go up."""
+        snap = None
+        if not self.without_view:
+            snap = fetch(self.client, self.stack, self.nested_depth)
+        if snap is None and self.snap is not None and \
+                not self.without_view:
+            # The view had it: the stack is gone (a delete finished).
+            st = self.manager.get_stack(self.stack)
+            snap = gone(self.snap, st.stack_status or '')
+        if snap is None or snap.progress is None:
+            snap = fetch_without_view(self.client, self.stack,
+                                      self.nested_depth)
+            if not self.without_view:
+                self.without_view = True
+                self.say(FALLBACK_NOTE)
+        if snap.stack_id:
+            self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)
+        if self.nested_depth is not None and not self.without_view and \
+                snap.status.endswith('_IN_PROGRESS'):
+            snap = snap._replace(deeper=self._held_deeper(snap))
+        self.snap = snap = self.totals.apply(snap)
+        return snap

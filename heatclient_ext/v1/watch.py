@@ -21,8 +21,10 @@ through :class:`.BreakpointManager`.
 """
 
 import contextlib
+import os
 import re
 import shutil
+import sys
 import textwrap
 import time
 
@@ -56,8 +58,7 @@ EXIT_COMPLETE, EXIT_FAILED, EXIT_UNREACHABLE, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 CLEAR_SCREEN = '\x1b[H\x1b[2J'
 PROMPT_HELP = prompt.PROMPT_HELP
-FALLBACK_NOTE = _('Note: this Heat has no breakpoints view with progress: '
-                  'each refresh lists every resource (slower)')
+FALLBACK_NOTE = reading.FALLBACK_NOTE
 RESUME = 'openstack stack breakpoint watch -i %s'
 
 # What other modules and older callers take from here.
@@ -152,9 +153,14 @@ def header(snap):
                            if progress.get('timeout_remaining') else '')})
 
 
-def held_lines(held, limit=HELD_LINES):
+def held_lines(held, limit=HELD_LINES, deeper=0):
     if not held:
-        return [_('Nothing held')]
+        lines = [_('Nothing held')]
+        if deeper:
+            lines[0] = '%s; %s' % (lines[0], _(
+                '%d held deeper than --nested-depth (watch without it to '
+                'see them)') % deeper)
+        return lines
     column = max(len(printable(row['resource'])) for row in held[:limit])
     lines = [_('Held (%d):') % len(held)]
     for row in held[:limit]:
@@ -163,6 +169,9 @@ def held_lines(held, limit=HELD_LINES):
             prompt.hold_text(row)))
     if len(held) > limit:
         lines.append('  %s' % (_('... and %d more') % (len(held) - limit)))
+    if deeper:
+        lines.append('  %s' % (_('%d more held deeper than --nested-depth')
+                               % deeper))
     return lines
 
 
@@ -190,7 +199,7 @@ def frame(snap, log=(), width=100, height=None, notes=()):
 
     def build():
         lines = list(top)
-        for line in held_lines(held, limit):
+        for line in held_lines(held, limit, snap.deeper):
             lines += _wrap(line, width)
         if events:
             lines += ['', _('Latest events:')]
@@ -199,15 +208,16 @@ def frame(snap, log=(), width=100, height=None, notes=()):
         if log:
             lines += ['', _('This session:')]
             lines += [_cut('  ' + line, width) for line in log]
-        for note in notes:
-            lines += _wrap(note, width)
         return lines
 
+    noted = [line for note in notes for line in _wrap(note, width)]
     lines = build()
     if height is None:
-        return lines
+        return lines + noted
     room = max(len(top) + 1, height - 1)
-    while len(lines) > room and (events or log or limit > 1):
+    if len(top) + len(noted) > room:
+        noted = [_cut(note, width) for note in notes]  # a line each
+    while len(lines) + len(noted) > room and (events or log or limit > 1):
         if events:
             events.pop(0)
         elif log:
@@ -215,7 +225,9 @@ def frame(snap, log=(), width=100, height=None, notes=()):
         else:
             limit -= 1
         lines = build()
-    return lines[:room]
+    # the header stays; then what was said about the last answer
+    noted = noted[:max(0, room - len(top))]
+    return (lines[:room - len(noted)] + noted)[:room]
 
 
 def change_line(snap):
@@ -231,7 +243,25 @@ def change_line(snap):
     if held:
         text += ' | %s: %s' % (_('held'), ', '.join(
             printable(row['resource']) for row in held))
+    if snap.deeper:
+        text += ' | %s' % (_('%d held deeper than --nested-depth')
+                           % snap.deeper)
     return text
+
+
+def terminal_size(out):
+    """The terminal's size now, from the terminal itself.
+
+    Asked of the terminal first: ``COLUMNS`` and ``LINES`` in the
+    environment (which :func:`shutil.get_terminal_size` prefers) are
+    often stale values of the shell that started the command.
+    """
+    for stream in (out, sys.__stdout__):
+        try:
+            return os.get_terminal_size(stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            continue
+    return shutil.get_terminal_size((100, 40))
 
 
 def gone_reason(snap, name):
@@ -263,10 +293,9 @@ class Session:
                  clock=time.monotonic, size=None):
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
-        self.stack = stack
+        self.view = reading.Reader(client, stack, nested_depth, self.say)
         self.out = out
         self.stdin = stdin
-        self.nested_depth = nested_depth
         self.interval = interval
         self.interactive = interactive
         self.redraw = redraw
@@ -274,17 +303,14 @@ class Session:
         self._cancel = cancel or (
             lambda stack_id: client.actions.cancel_update(stack_id))
         self.reconnect = reading.Reconnect(reconnect_timeout, clock)
-        self.totals = reading.SteadyTotals()
-        self.size = size or (lambda: shutil.get_terminal_size((100, 40)))
+        self.size = size or (lambda: terminal_size(out))
         self.keys = keyboard.LineReader(stdin, echo=self._echo)
         self.log = []
         self.notes = []
         self.cancelled = False
-        self._without_view = False
         self._last_line = None
         self._prompted = None
         self._named = None
-        self.snap = None
 
     # -- output
 
@@ -314,11 +340,13 @@ class Session:
         asking = bool(held) and self.interactive
         if self.redraw:
             size = self.size()
-            lines = frame(snap, self.log, size.columns, size.lines,
-                          self.notes)
-            text = CLEAR_SCREEN + '\n'.join(lines) + '\n'
-            if asking:
-                text += prompt.prompt_text(held) + self.keys.typed
+            ask = prompt.prompt_text(held, size.columns) + self.keys.typed \
+                if asking else ''
+            # the prompt's own lines are kept free at the bottom
+            rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
+            lines = frame(snap, self.log, size.columns,
+                          size.lines - rows + 1, self.notes)
+            text = CLEAR_SCREEN + '\n'.join(lines) + '\n' + ask
             self.out.write(text)
             self.out.flush()
             return
@@ -334,26 +362,16 @@ class Session:
 
     # -- reading
 
+    @property
+    def stack(self):
+        return self.view.stack
+
+    @property
+    def snap(self):
+        return self.view.snap
+
     def refresh(self):
-        snap = None
-        if not self._without_view:
-            snap = reading.fetch(self.client, self.stack, self.nested_depth)
-        if snap is None and self.snap is not None and \
-                not self._without_view:
-            # The view had it: the stack is gone (a delete finished).
-            st = self.manager.get_stack(self.stack)
-            snap = reading.gone(self.snap, st.stack_status or '')
-        if snap is None or snap.progress is None:
-            snap = reading.fetch_without_view(self.client, self.stack,
-                                              self.nested_depth)
-            if not self._without_view:
-                self._without_view = True
-                self.say(FALLBACK_NOTE)
-        if snap.stack_id:
-            # Follow this stack, not a later one given the same name.
-            self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)
-        self.snap = snap = self.totals.apply(snap)
-        return snap
+        return self.view.refresh()
 
     def _refresh(self):
         """A snapshot, or None after waiting for Heat to answer again."""

@@ -216,3 +216,50 @@ def test_the_session_waits_out_a_server_restart(own_server, panes):
     assert 'gave up: the operation stays held at node_2, node_3, node_4' \
         in screen
     assert 'openstack stack breakpoint watch -i held' in screen
+
+
+def test_watch_at_depth_0_says_what_is_held_deeper(heat_server, heat,
+                                                   stack_name, panes):
+    test_engine.create(
+        heat, stack_name, 'nested_root.yaml', 'outer/inner/leaf',
+        files=test_engine.template_files('level1.yaml', 'level2.yaml'))
+    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
+                   ['outer/inner/leaf'], 90, what='the nested hold')
+    pane = interactive.watch_pane(
+        heat_server, panes, 'openstack', 'stack', 'breakpoint', 'watch',
+        stack_name, '--nested-depth', '0', '--interval', '0.5')
+    screen = pane.wait('held deeper than --nested-depth')
+    assert 'Nothing held; 1 held deeper than --nested-depth' in screen
+    second_terminal(heat_server, panes, 'stack', 'breakpoint', 'continue',
+                    stack_name)
+    screen = pane.wait('EXIT=0')
+    assert 'Stack %s CREATE_COMPLETE' % stack_name in screen
+
+
+def test_a_small_terminal_keeps_the_header_and_whole_names(
+        heat_server, heat, stack_name, panes):
+    test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
+    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
+                   list(NODES), 90, what='the four nodes held')
+    pane = interactive.watch_pane(heat_server, panes,
+                                  *watch_argv(stack_name))
+    pane.tmux('resize-window', '-t', pane.session, '-x', '60', '-y', '15')
+    pane.wait('Release node_1?')
+    time.sleep(1.5)  # redrawn at the new size
+    screen = pane.screen().splitlines()
+    assert screen[0].startswith('Stack %s  CREATE_IN_PROGRESS' %
+                                stack_name), '\n'.join(screen)
+    assert any(re.match(r'^  node_1\s+CREATE\s+at breakpoint node_\*$',
+                        line) for line in screen), screen
+    pane.answer('help')
+    screen = pane.wait('retry [R]')
+    assert screen.splitlines()[0].startswith('Stack %s' % stack_name)
+    assert 'is not held' not in screen
+    pane.answer('node_9')
+    # the closest first, in natural order (the line wraps between words)
+    utils.wait_for(lambda: 'did you mean node_1, node_2, node_3?' in
+                   ' '.join(pane.screen().split()), 30,
+                   what='the closest names')
+    pane.answer('c')
+    screen = pane.wait('EXIT=0')
+    assert 'Stack %s CREATE_COMPLETE' % stack_name in screen

@@ -474,3 +474,13 @@ def test_keys_edit_the_line():
     assert lines._key('\r') == 'node_1' and lines.typed == ''
     with pytest.raises(EOFError):
         lines._key('\x04')
+
+
+def test_holds_deeper_than_the_depth_watched_are_said():
+    shot = snap(rows=[], done=1)._replace(deeper=2)
+    assert 'Nothing held; 2 held deeper than --nested-depth' in '\n'.join(
+        watch.frame(shot))
+    assert watch.change_line(shot).endswith(
+        '| 2 held deeper than --nested-depth')
+    assert '1 more held deeper' in '\n'.join(
+        watch.frame(snap(rows=HELD[:1])._replace(deeper=1)))
