@@ -276,6 +276,79 @@ def gone_reason(snap, name):
              'newer one')
 
 
+class Screen:
+    """What the session shows: redrawn in place, or a line per change.
+
+    Keeps the session's own lines (``say``) and the notes about the last
+    answer (an error, the help) that a redraw shows again above the
+    prompt, with what is typed so far (``keys``, a
+    :class:`.keyboard.LineReader`).
+    """
+
+    def __init__(self, out, redraw, size):
+        self.out = out
+        self.redraw = redraw
+        self.size = size
+        self.keys = None
+        self.log = []
+        self.notes = []
+        self.prompted = None
+        self._last_line = None
+
+    def write(self, text):
+        self.out.write(text)
+        self.out.flush()
+
+    echo = write
+
+    def say(self, text):
+        """One line of what the session did (echoed, and kept on screen)."""
+        text = str(text)
+        self.log.append(text)
+        self.write('%s\n' % text)
+
+    def note(self, text):
+        """A line about the last answer, kept above the prompt."""
+        self.notes.append(str(text))
+        if not self.redraw:
+            self.write('%s\n' % text)
+
+    def aside(self, text, snap):
+        """A passing line (``reconnecting``), on the last screen drawn."""
+        if self.redraw and snap is not None:
+            kept, self.notes = self.notes, [text]
+            self.show(snap)
+            self.notes = kept
+        else:
+            self.write('%s\n' % text)
+
+    def show(self, snap, held=()):
+        """Draw the screen, and the prompt when something is held.
+
+        Off a terminal: a line when it changed, the prompt when it did.
+        """
+        typed = self.keys.typed if self.keys is not None else ''
+        if self.redraw:
+            size = self.size()
+            ask = prompt.prompt_text(held, size.columns) + typed \
+                if held else ''
+            # the prompt's own lines are kept free at the bottom
+            rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
+            lines = frame(snap, self.log, size.columns,
+                          size.lines - rows + 1, self.notes)
+            self.write(CLEAR_SCREEN + '\n'.join(lines) + '\n' + ask)
+            return
+        line = change_line(snap)
+        if line != self._last_line:
+            self._last_line = line
+            self.prompted = None
+            self.out.write('%s %s\n' % (time.strftime('%H:%M:%S'), line))
+        if held and self.prompted != prompt.prompt_text(held):
+            self.prompted = prompt.prompt_text(held)
+            self.out.write(self.prompted)
+        self.out.flush()
+
+
 # -- the loop -----------------------------------------------------------------
 
 class Session:
@@ -293,7 +366,6 @@ class Session:
                  clock=time.monotonic, size=None):
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
-        self.view = reading.Reader(client, stack, nested_depth, self.say)
         self.out = out
         self.stdin = stdin
         self.interval = interval
@@ -303,62 +375,16 @@ class Session:
         self._cancel = cancel or (
             lambda stack_id: client.actions.cancel_update(stack_id))
         self.reconnect = reading.Reconnect(reconnect_timeout, clock)
-        self.size = size or (lambda: terminal_size(out))
-        self.keys = keyboard.LineReader(stdin, echo=self._echo)
-        self.log = []
-        self.notes = []
+        self.screen = Screen(out, redraw, size or (lambda: terminal_size(out)))
+        self.keys = self.screen.keys = keyboard.LineReader(
+            stdin, echo=self.screen.echo)
+        self.say = self.screen.say
+        self.view = reading.Reader(client, stack, nested_depth, self.say)
         self.cancelled = False
-        self._last_line = None
-        self._prompted = None
         self._named = None
 
-    # -- output
-
-    def say(self, text):
-        """One line of what the session did (echoed, and kept on screen)."""
-        text = str(text)
-        self.log.append(text)
-        self.out.write('%s\n' % text)
-        self.out.flush()
-
-    def note(self, text):
-        """A line about the last answer, kept above the prompt."""
-        self.notes.append(str(text))
-        if not self.redraw:
-            self.out.write('%s\n' % text)
-            self.out.flush()
-
-    def _echo(self, text):
-        self.out.write(text)
-        self.out.flush()
-
     def show(self, snap, held=()):
-        """Draw the screen, and the prompt when something is held.
-
-        Off a terminal: a line when it changed, the prompt when it did.
-        """
-        asking = bool(held) and self.interactive
-        if self.redraw:
-            size = self.size()
-            ask = prompt.prompt_text(held, size.columns) + self.keys.typed \
-                if asking else ''
-            # the prompt's own lines are kept free at the bottom
-            rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
-            lines = frame(snap, self.log, size.columns,
-                          size.lines - rows + 1, self.notes)
-            text = CLEAR_SCREEN + '\n'.join(lines) + '\n' + ask
-            self.out.write(text)
-            self.out.flush()
-            return
-        line = change_line(snap)
-        if line != self._last_line:
-            self._last_line = line
-            self._prompted = None
-            self.out.write('%s %s\n' % (time.strftime('%H:%M:%S'), line))
-        if asking and self._prompted != prompt.prompt_text(held):
-            self._prompted = prompt.prompt_text(held)
-            self.out.write(self._prompted)
-        self.out.flush()
+        self.screen.show(snap, held if self.interactive else ())
 
     # -- reading
 
@@ -387,14 +413,7 @@ class Session:
         return snap
 
     def _show_reconnecting(self):
-        text = self.reconnect.text()
-        if self.redraw and self.snap is not None:
-            self.notes = [text]
-            self.show(self.snap)
-            self.notes = []
-        else:
-            self.out.write('%s\n' % text)
-            self.out.flush()
+        self.screen.aside(self.reconnect.text(), self.snap)
 
     # -- the loop
 
@@ -447,7 +466,7 @@ class Session:
             else None
         if named is None or named in {row['resource'] for row in held}:
             return
-        self.notes = []
+        self.screen.notes = []
         if not snap.status.endswith('_IN_PROGRESS'):
             self.say(_('%(name)s is no longer held: the operation ended '
                        '(%(status)s)') % {'name': printable(named),
@@ -455,7 +474,7 @@ class Session:
         else:
             self.say(_('%(name)s is no longer held: %(why)s') % {
                 'name': printable(named), 'why': gone_reason(snap, named)})
-        self._prompted = None
+        self.screen.prompted = None
 
     def _left_text(self, how, fresh=True):
         if fresh:
@@ -501,15 +520,17 @@ class Session:
             return QUIT
         if line is None:
             return None
-        self.notes = []
-        self._prompted = None
+        self.screen.notes = []
+        self.screen.prompted = None
         try:
             return self._answer(line)
         except exceptions.USER_ERRORS as exc:
-            self.note(_('error: %s') % printable(exceptions.one_line(exc)))
+            self.screen.note(_('error: %s') % printable(
+                exceptions.one_line(exc)))
         except reading.UNREACHABLE as exc:
-            self.note(_('error: cannot reach Heat (%s): the answer may not '
-                        'have been sent') % exceptions.one_line(exc))
+            self.screen.note(_('error: cannot reach Heat (%s): the answer '
+                               'may not have been sent')
+                             % exceptions.one_line(exc))
         return None
 
     def _answer(self, line):
@@ -530,11 +551,8 @@ class Session:
         if answer.verb == QUIT:
             return QUIT
         if answer.verb == HELP:
-            self.notes = list(prompt.HELP_LINES)
-            if not self.redraw:
-                self.notes = []
-                for text in prompt.HELP_LINES:
-                    self.note(text)
+            for text in prompt.HELP_LINES:
+                self.screen.note(text)
             return HELP
         self._do(answer, held)
         self._named = None
