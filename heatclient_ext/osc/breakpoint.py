@@ -151,9 +151,7 @@ def clear_breakpoint(client, args, announce=None):
     if result == 'released':
         return RELEASE_COLUMNS, output.rows(
             args, _release_rows(rows, 'released'))
-    return RELEASE_COLUMNS, output.rows(args, [(
-        args.resource, _running_action(_manager(client), args.stack),
-        result)])
+    return RELEASE_COLUMNS, output.rows(args, [(args.resource, '', result)])
 
 
 class ListBreakpoint(command.Lister):
