@@ -29,7 +29,6 @@ import copy
 import dataclasses
 import difflib
 import fnmatch
-import re
 import typing
 
 SECTION = 'breakpoints'
@@ -201,13 +200,15 @@ class Breakpoint:
 # ---------------------------------------------------------------------------
 # Message helpers
 
-_DIGITS = re.compile(r'(\d+)')
-
-
 def natural_key(name: str) -> tuple:
     """Sort key reading runs of digits as numbers: grp/2 before grp/10."""
-    return tuple((0, int(part), '') if part.isdigit() else (1, 0, part)
-                 for part in _DIGITS.split(str(name)) if part)
+    key, run = [], ''
+    for char in str(name) + '\0':
+        if run and (char.isdigit() != run[-1].isdigit() or char == '\0'):
+            key.append((0, int(run), '') if run.isdigit() else (1, 0, run))
+            run = ''
+        run += char
+    return tuple(key)
 
 
 def closest_names(name: str, names: typing.Iterable[str], n: int = 3,
