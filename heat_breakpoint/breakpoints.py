@@ -204,6 +204,36 @@ class Breakpoint:
 # ---------------------------------------------------------------------------
 # Message helpers
 
+def natural_key(name: str) -> tuple:
+    """Sort key reading runs of digits as numbers: grp/2 before grp/10."""
+    key, run = [], ''
+    for char in str(name) + '\0':
+        if run and (char.isdigit() != run[-1].isdigit() or char == '\0'):
+            key.append((0, int(run), '') if run.isdigit() else (1, 0, run))
+            run = ''
+        run += char
+    return tuple(key)
+
+
+def closest_names(name: str, names: typing.Iterable[str], n: int = 3,
+                  cutoff: float = 0.6) -> list:
+    """The ``n`` names most like ``name``, the most alike first.
+
+    Equally alike names come in their natural order (``node_1`` before
+    ``node_2``), where :func:`difflib.get_close_matches` puts them in
+    reverse text order.
+    """
+    scored = []
+    for candidate in set(names):
+        matcher = difflib.SequenceMatcher(None, candidate, name)
+        if (matcher.real_quick_ratio() >= cutoff and
+                matcher.quick_ratio() >= cutoff and
+                matcher.ratio() >= cutoff):
+            scored.append((-matcher.ratio(), natural_key(candidate),
+                           candidate))
+    return [candidate for _score, _key, candidate in sorted(scored)[:n]]
+
+
 def _show(text: str) -> str:
     """Quote a user-given name for a one-line message, escaped and short."""
     if len(text) > _MAX_SHOWN_CHARS:
@@ -558,7 +588,7 @@ def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
     if len(first.segments) > 1:
         message += ': %s' % _show(head)
     message += ' matches no resource in the template'
-    closest = difflib.get_close_matches(head, names, n=3, cutoff=0.4)
+    closest = closest_names(head, names, n=3, cutoff=0.4)
     if closest:
         message += '; closest: %s' % ', '.join(closest)
     if names:

@@ -172,8 +172,18 @@ def _rule_row(rule, state, ident) -> dict:
         'resource_name': bp.pattern}
 
 
+def _holding(held_rows) -> set:
+    """(resource, kind of hold) of the held rows: the rules that hold.
+
+    A resource held before its action (a step's hold, say) keeps the row
+    of a rule that would hold it on failure or after it.
+    """
+    return {(row['resource'], row.get('when') or breakpoints.BEFORE)
+            for row in held_rows}
+
+
 def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
-    held_names = {row['resource'] for row in held_rows}
+    holding = _holding(held_rows)
     shown_keys = {rule.breakpoint.key for rule in found
                   if rule.source == decision.ENVIRONMENT}
     ident = _ident(db_stack.name, db_stack.id)
@@ -183,14 +193,15 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
         _IN_PROGRESS else set()
     rows = []
     for rule in found:
-        if rule.name in held_names:
+        if (rule.name, rule.breakpoint.when) in holding:
             continue
         if (rule.exact and not rule.armed and
                 rule.source == decision.ENVIRONMENT and
                 rule.breakpoint.key in shown_keys):
             continue  # a clear of a breakpoint the environment names
         state = ARMED if rule.armed else DISARMED
-        if rule.armed and rule.name in done:
+        if rule.name in done:
+            # Done is what the resource is, whatever disarmed the rule.
             state = DONE
         row = _rule_row(rule, state, ident)
         if rule.source != decision.ENVIRONMENT and \
@@ -208,11 +219,11 @@ def _hook_rows(env, found, held_rows, db_stack) -> list:
     """Pre-* hooks set by hand: stock Heat holds there, whatever is said."""
     marked = {rule.name for rule in found
               if rule.source == decision.ENVIRONMENT}
-    held_names = {row['resource'] for row in held_rows}
+    holding = _holding(held_rows)
     ident = _ident(db_stack.name, db_stack.id)
     rows = []
     for bp in registry.armed(env):
-        if bp.name in marked or bp.name in held_names:
+        if bp.name in marked or (bp.name, bp.when) in holding:
             continue
         row = _rule_row(decision.Rule(bp, HOOK_SOURCE), ARMED, ident)
         rows.append(row)
@@ -299,7 +310,9 @@ def _held(conn, root, db_stack, stacks, nested_depth) -> list:
         depth = len(row.pop('path')) - 1
         if nested_depth is None or depth <= nested_depth:
             rows.append(row)
-    return rows
+    # by path, a group's members in their order: grp/2 before grp/10
+    return sorted(rows, key=lambda row: breakpoints.natural_key(
+        row['resource']))
 
 
 def _held_data(conn, root_id) -> list:

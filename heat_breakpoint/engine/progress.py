@@ -226,15 +226,17 @@ def _walked(row):
     deps = row['current_deps']
     if not isinstance(deps, dict) or not deps.get('edges'):
         return None
-    update = row['action'] != 'DELETE'
-    walked = set()
+    nodes = {True: set(), False: set()}
     for edge in deps['edges']:
         for node in edge:
             # [resource id, is_update] (and a node type for snapshots)
-            if isinstance(node, (list, tuple)) and len(node) == 2 and \
-                    bool(node[1]) == update:
-                walked.add(node[0])
-    return frozenset(walked)
+            if isinstance(node, (list, tuple)) and len(node) == 2:
+                nodes[bool(node[1])].add(node[0])
+    update = row['action'] != 'DELETE'
+    if row['action'] == 'ROLLBACK' and not nodes[True]:
+        # The rollback of a create deletes what it made: cleanup nodes.
+        update = False
+    return frozenset(nodes[update])
 
 
 def _groups(conn, root_id, stacks, held, started) -> list:
@@ -311,7 +313,8 @@ def _state(group, stack) -> str:
         return FAILED if group.this_operation else WAITING
     if group.status != 'COMPLETE' or group.action == 'INIT':
         return WAITING
-    if stack['action'] == 'DELETE':
+    if stack['action'] == 'DELETE' or (
+            stack['action'] == 'ROLLBACK' and group.action == 'DELETE'):
         return COMPLETE if group.action == 'DELETE' else WAITING
     # An update stamps each resource it has visited (changed or not) with
     # the new template; rows still on the old one are not reached yet.

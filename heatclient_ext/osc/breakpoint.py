@@ -27,6 +27,7 @@ from heatclient_ext.v1 import changes as bp_changes
 LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
                 'Held Since', 'Timeout Remaining')
 RELEASE_COLUMNS = ('Resource', 'Action', 'Result')
+SET_COLUMNS = ('Resource', 'Action', 'When', 'Result')
 SHOW_FIELDS = bp_v1.SHOW_KEYS
 STOCK_NOTE = _('Note: this Heat has no breakpoint plugin: the remaining '
                'breakpoints of this operation still hold')
@@ -122,11 +123,25 @@ def continue_breakpoints(client, args):
         row['form'] == 'hook' for row in rows)
 
 
+def _running_action(manager, stack):
+    """The action of the stack's operation (``UPDATE``), or ''."""
+    try:
+        status = manager.get_stack(stack).stack_status or ''
+    except exceptions.USER_ERRORS:
+        return ''
+    return status.split('_', 1)[0] if status.endswith('_IN_PROGRESS') \
+        else ''
+
+
 @_user_errors
 def set_breakpoint(client, args):
-    result = _manager(client).set(args.stack, args.resource, args.when,
-                                  next_operation=bp_v1.NEXT_OPERATION)
-    return RELEASE_COLUMNS, output.rows(args, [(args.resource, '', result)])
+    manager = _manager(client)
+    result = manager.set(args.stack, args.resource, args.when,
+                         next_operation=bp_v1.NEXT_OPERATION)
+    # It holds in the running operation: its action, and when.
+    return SET_COLUMNS, output.rows(args, [(
+        args.resource, _running_action(manager, args.stack), args.when,
+        result)])
 
 
 @_user_errors

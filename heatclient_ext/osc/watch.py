@@ -12,8 +12,10 @@
 """``openstack stack breakpoint watch [--interactive]``.
 
 A thin cliff command over :class:`heatclient_ext.v1.watch.Session`; the
-exit code is the session's: 0 when the operation completes, 1 when it
-fails, 130 on Ctrl-C (the operation itself is left as it is).
+exit code is the session's: 0 when the operation completes (or the
+session is left with q), 1 when it fails, 3 when Heat stayed unreachable
+for ``--reconnect-timeout`` seconds, 130 on Ctrl-C (the operation itself
+is left as it is).
 """
 
 import logging
@@ -25,6 +27,7 @@ from osc_lib import exceptions as osc_exc
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch as watch_v1
 
 DEFAULT_INTERVAL = 2.0
@@ -43,13 +46,36 @@ def interval_argument(text):
     return value
 
 
+def seconds_argument(text):
+    """argparse type of ``--reconnect-timeout``: seconds, from 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        import argparse
+        raise argparse.ArgumentTypeError(
+            _('must be a number of seconds from 0, got %r') % text)
+    return value
+
+
 def add_interactive_option(parser):
     parser.add_argument(
         '--interactive', '-i', action='store_true',
         help=_('When something is held, prompt: Enter steps the resource '
-               'the prompt names; a name or glob releases those; c '
-               'continues; "to R", "set R", "clear R"; cancel cancels '
-               'the operation (Heat rolls back); q leaves it held'))
+               'the prompt names (retries it when it failed); a name or '
+               'glob releases those; c continues; "to R", "set R", '
+               '"clear R", "retry R"; cancel cancels the operation (Heat '
+               'rolls back); ? shows help; q leaves it held'))
+
+
+def add_reconnect_option(parser):
+    parser.add_argument(
+        '--reconnect-timeout', metavar='<seconds>', type=seconds_argument,
+        default=reading.RECONNECT_TIMEOUT,
+        help=_('While Heat cannot be reached (a restart, a dropped '
+               'connection), keep trying for this many seconds, then '
+               'exit 3 (default: %d)') % reading.RECONNECT_TIMEOUT)
 
 
 def _isatty(stream):
@@ -60,19 +86,22 @@ def _isatty(stream):
 
 
 def session(app, client, stack, nested_depth=None,
-            interval=DEFAULT_INTERVAL, interactive=False):
+            interval=DEFAULT_INTERVAL, interactive=False,
+            reconnect_timeout=reading.RECONNECT_TIMEOUT):
     """A :class:`watch_v1.Session` on the app's terminal."""
     out = app.stdout
     return watch_v1.Session(
         client, stack, out, stdin=getattr(app, 'stdin', None) or sys.stdin,
         nested_depth=nested_depth, interval=interval,
-        interactive=interactive, redraw=_isatty(out))
+        interactive=interactive, redraw=_isatty(out),
+        reconnect_timeout=reconnect_timeout)
 
 
 def watch(app, client, args):
     try:
         return session(app, client, args.stack, args.nested_depth,
-                       args.interval, args.interactive).run()
+                       args.interval, args.interactive,
+                       args.reconnect_timeout).run()
     except exceptions.USER_ERRORS as exc:
         raise osc_exc.CommandError(str(exc))
 
@@ -96,6 +125,7 @@ class WatchBreakpoint(command.Command):
             help=_('Seconds between refreshes (default: %s)')
             % DEFAULT_INTERVAL)
         add_interactive_option(parser)
+        add_reconnect_option(parser)
         return parser
 
     def take_action(self, parsed_args):

@@ -46,6 +46,8 @@ def text(change) -> str:
     props = change.get('properties') or {}
     for name in sorted(props, key=str):
         diff = props[name] if isinstance(props[name], dict) else {}
+        if diff.get('old') is None and diff.get('new') is None:
+            continue  # unset before and after (an added resource's)
         lines.append('%s: %s -> %s' % (name, _value(diff.get('old')),
                                        _value(diff.get('new'))))
     return '\n'.join(lines)

@@ -54,6 +54,11 @@ class Node:
     children: list = dataclasses.field(default_factory=list)
     held: typing.Optional[str] = None
     marks: list = dataclasses.field(default_factory=list)
+    # Whether a mark holds before the resource's action (a stop sign in
+    # DOT); the other kinds hold only after it, on its failure or when
+    # an update changes or replaces it.
+    stops_before: bool = False
+    resource_type: str = ''
 
     @property
     def path_name(self):
@@ -86,7 +91,8 @@ def _topological(nodes):
     waiting = {name: len(needs) for name, needs in requires.items()}
     wave = {}
     ready = collections.deque(sorted(
-        name for name, count in waiting.items() if not count))
+        (name for name, count in waiting.items() if not count),
+        key=breakpoints.natural_key))
     for name in ready:
         wave[name] = 0
     while len(wave) < len(nodes):
@@ -104,7 +110,8 @@ def _topological(nodes):
                 wave[after] = 1 + max(wave.get(need, 0)
                                       for need in requires[after])
                 ready.append(after)
-    return sorted(nodes, key=lambda node: (wave[node.name], node.name))
+    return sorted(nodes, key=lambda node: (
+        wave[node.name], breakpoints.natural_key(node.name)))
 
 
 def _held_text(row):
@@ -112,10 +119,26 @@ def _held_text(row):
                      row.get('action') or '']).rstrip()
 
 
+# When a rule holds, in words around its actions.
+_WHEN_TEXT = {breakpoints.BEFORE: 'before %s',
+              breakpoints.AFTER: 'after %s',
+              breakpoints.FAILED: 'on %s failure',
+              breakpoints.CHANGED: 'before %s if changed',
+              breakpoints.REPLACED: 'before %s if replaced'}
+
+
+def _when(row):
+    return row.get('when') or breakpoints.BEFORE
+
+
 def _breakpoint_text(row):
-    parts = [part for part in (row.get('action'), row.get('state'))
-             if part and part != bp_v1.ARMED]
-    return 'breakpoint: %s' % ', '.join(parts) if parts else 'breakpoint'
+    """``breakpoint: before CREATE,UPDATE`` (``on CREATE failure``...)."""
+    actions = row.get('action') or ''
+    when = _WHEN_TEXT.get(_when(row), _when(row) + ' %s')
+    parts = [(when % actions).replace('  ', ' ').strip()]
+    if row.get('state') and row.get('state') != bp_v1.ARMED:
+        parts.append(row['state'])
+    return 'breakpoint: %s' % ', '.join(part for part in parts if part)
 
 
 def _matcher(row):
@@ -130,7 +153,9 @@ def _matcher(row):
 def _mark(nodes, rows):
     held = {row.get('resource'): row for row in rows
             if row.get('state') == bp_v1.HELD}
-    armed = [(_matcher(row), _breakpoint_text(row)) for row in rows
+    armed = [(_matcher(row), _breakpoint_text(row),
+              _when(row) == breakpoints.BEFORE and
+              row.get('state') == bp_v1.ARMED) for row in rows
              if row.get('state') != bp_v1.HELD]
     for node in nodes:
         row = held.get(node.path_name)
@@ -138,8 +163,10 @@ def _mark(nodes, rows):
             # Held says more than the breakpoint that holds it.
             node.held = _held_text(row)
             continue
-        node.marks = [text for matches, text in armed
-                      if matches(node.path)]
+        found = [(text, before) for matches, text, before in armed
+                 if matches(node.path)]
+        node.marks = list(dict.fromkeys(text for text, _b in found))
+        node.stops_before = any(before for _t, before in found)
 
 
 def build(stack_name, stack_status, resources, rows=()):
@@ -157,7 +184,8 @@ def build(stack_name, stack_status, resources, rows=()):
                            status=res.get('status') or '',
                            reason=res.get('reason') or '',
                            nested=bool(res.get('nested')),
-                           required_by=tuple(res.get('required_by') or ()))
+                           required_by=tuple(res.get('required_by') or ()),
+                           resource_type=res.get('type') or '')
     _mark(nodes.values(), rows)
     top = []
     for path, node in nodes.items():
@@ -179,6 +207,7 @@ def resources_of(tree):
     """
     return [{'path': res.path, 'status': res.status, 'reason': res.reason,
              'required_by': getattr(res.raw, 'required_by', None) or (),
+             'type': getattr(res.raw, 'resource_type', None) or '',
              'nested': stock.link_ident(res.raw, 'nested') is not None}
             for res in tree]
 
@@ -273,6 +302,13 @@ def _lines(node):
         _reason(node)]
 
 
+def _owner_kind(node):
+    """What a resource with resources under it is: a group, or a stack."""
+    if 'Group' in node.resource_type.rsplit('::', 1)[-1]:
+        return 'group of %d: %s' % (len(node.children), node.resource_type)
+    return 'nested stack'
+
+
 class _Dot:
     def __init__(self):
         self.ids = {}
@@ -292,25 +328,30 @@ class _Dot:
             if node.children:
                 self.emit_cluster(node, indent)
                 continue
-            attrs = ['label="%s"' % _label(*_lines(node)),
-                     'fillcolor="%s"' % _fill(node.status)]
+            attrs = {'label': '"%s"' % _label(*_lines(node)),
+                     'fillcolor': '"%s"' % _fill(node.status)}
             if node.nested:
-                attrs.append('shape=box3d')
+                attrs['shape'] = 'box3d'
             if node.held:
-                attrs += ['shape=octagon', 'fillcolor="%s"' % HELD_FILL,
-                          'color="%s"' % HELD_LINE, 'penwidth=3']
+                attrs.update(shape='octagon', fillcolor='"%s"' % HELD_FILL,
+                             color='"%s"' % HELD_LINE, penwidth='3')
+            elif node.stops_before:
+                attrs.update(shape='octagon', color='"%s"' % BREAKPOINT_LINE,
+                             penwidth='2')
             elif node.marks:
-                attrs += ['shape=octagon', 'color="%s"' % BREAKPOINT_LINE,
-                          'penwidth=2']
+                # Holds only after, on failure or on change: no stop sign.
+                attrs.update(style='"rounded,filled,dashed"',
+                             color='"%s"' % BREAKPOINT_LINE, penwidth='2')
             self.out.append('%s%s [%s];' % (
-                pad, self.node_id(node), ', '.join(attrs)))
+                pad, self.node_id(node), ', '.join(
+                    '%s=%s' % item for item in attrs.items())))
 
     def emit_cluster(self, node, indent):
         pad = '  ' * indent
         self.out.append('%ssubgraph %s {' % (pad, self.cluster_id(node)))
         inner = pad + '  '
         lines = _lines(node)
-        lines[0] = '%s (nested stack)' % node.name
+        lines[0] = '%s (%s)' % (node.name, _owner_kind(node))
         self.out.append('%slabel="%s";' % (inner, _label(*lines)))
         colour = BREAKPOINT_LINE if node.marks else '#868e96'
         if node.held:

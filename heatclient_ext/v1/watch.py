@@ -13,152 +13,66 @@
 
 ``openstack stack breakpoint watch`` (and ``--interactive``) lives here,
 apart from the cliff command so that each piece tests alone: what one
-refresh reads (:func:`fetch`: the breakpoints view with ``?progress=1``,
-one request whatever the stack's size or history), how it is drawn
-(:func:`frame` for a terminal, :func:`change_line` for logs), how an
-answer at the prompt is understood (:func:`parse_answer`) and the loop
-(:class:`Session`). Releases go through :class:`.BreakpointManager`.
-
-Against a Heat without the view's progress (stock Heat, or an older
-plugin) a refresh falls back to the resource list and the latest events:
-slower, and said once.
+refresh reads and how an outage is ridden out (:mod:`.reading`), how it
+is drawn (:func:`frame` for a terminal, :func:`change_line` for logs),
+the prompt's words (:mod:`.prompt`), a line typed without stopping the
+screen (:mod:`.keyboard`) and the loop (:class:`Session`). Releases go
+through :class:`.BreakpointManager`.
 """
 
-import collections
-import difflib
-import fnmatch
+import contextlib
+import os
 import re
 import shutil
+import sys
+import textwrap
 import time
-import urllib.parse
 
 from heatclient import exc as heat_exc
 
+from heat_breakpoint import breakpoints
 from heat_breakpoint import reasons
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import keyboard
+from heatclient_ext.v1 import prompt
+from heatclient_ext.v1 import reading
 
-STATES = ('waiting', 'in_progress', 'held', 'complete', 'failed')
+STATES = reading.STATES
 STATE_TITLES = {'waiting': _('waiting'), 'in_progress': _('in progress'),
                 'held': _('held'), 'complete': _('complete'),
                 'failed': _('failed')}
 BAR_WIDTH = 30
-EVENTS = 8
+EVENTS = reading.EVENTS
 # Lines of the session's own answers kept on the redrawn screen.
 LOG_LINES = 6
 # Held resources listed on the screen (the count says how many more).
 HELD_LINES = 12
-EXIT_COMPLETE, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+#: The exit codes of ``watch`` (README "Exit codes"): the operation
+#: completed, or the session was left with q or at the end of its input;
+#: the operation failed; Heat could not be reached for the reconnect
+#: timeout; Ctrl-C. A command refused (an unknown stack) exits 1 too.
+EXIT_COMPLETE, EXIT_FAILED, EXIT_UNREACHABLE, EXIT_INTERRUPTED = 0, 1, 3, 130
 
 CLEAR_SCREEN = '\x1b[H\x1b[2J'
-PROMPT_HELP = _('Enter: step it | NAME or GLOB: release | c: continue | '
-                'to R | set R | clear R | cancel | q: leave')
-FALLBACK_NOTE = _('Note: this Heat has no breakpoints view with progress: '
-                  'each refresh lists every resource (slower)')
+PROMPT_HELP = prompt.PROMPT_HELP
+FALLBACK_NOTE = reading.FALLBACK_NOTE
+RESUME = 'openstack stack breakpoint watch -i %s'
 
-Snapshot = collections.namedtuple(
-    'Snapshot', ('stack_name', 'stack_id', 'status', 'rows', 'progress'))
-
-
-class AnswerError(exceptions.BreakpointCommandError):
-    """An answer at the prompt that does nothing (said in one line)."""
-
-
-# -- reading ------------------------------------------------------------------
-
-def _view_path(stack, nested_depth):
-    query = {'progress': 1}
-    if nested_depth is not None:
-        query['nested_depth'] = nested_depth
-    return '/stacks/%s/breakpoints?%s' % (
-        urllib.parse.quote(stack, safe='/'), urllib.parse.urlencode(query))
-
-
-def fetch(client, stack, nested_depth=None):
-    """One refresh: a :class:`Snapshot` from one request to the view.
-
-    ``progress`` of the snapshot is None when the server's view has no
-    progress (the caller may then use :func:`fetch_without_view`).
-    Returns None when the server has no breakpoints view at all.
-    """
-    try:
-        body = client.http_client.get(_view_path(stack, nested_depth)).json()
-    except heat_exc.HTTPNotFound:
-        return None
-    except heat_exc.HTTPException as exc:
-        raise exceptions.BreakpointCommandError(
-            _('Cannot watch %(stack)s: %(reason)s') % {
-                'stack': stack, 'reason': exceptions.one_line(exc)})
-    except ValueError:
-        return None
-    if not isinstance(body, dict) or 'breakpoints' not in body:
-        return None
-    found = body.get('stack') or {}
-    return Snapshot(found.get('stack_name'), found.get('id'),
-                    found.get('stack_status') or '',
-                    list(body['breakpoints']), body.get('progress'))
-
-
-def fetch_without_view(client, stack, nested_depth=None):
-    """The same from stock calls: stack, resource list, latest events."""
-    manager = bp_v1.BreakpointManager(client)
-    st = manager.get_stack(stack)
-    ident = '%s/%s' % (st.stack_name, st.id)
-    armed = manager.armed(ident)
-    depth = manager._depth(armed, nested_depth)
-    tree = manager._resources(ident, depth)
-    rows = manager.held(st, armed, nested_depth, tree=tree)
-    rows += manager._armed_rows(st, armed, rows)
-    return Snapshot(st.stack_name, st.id, st.stack_status or '', rows,
-                    stock_progress(client, st, tree, rows, depth, manager))
-
-
-def stock_progress(client, st, tree, rows, depth, manager):
-    """Counts from resource states, as well as stock Heat tells them."""
-    action = (st.stack_status or '').split('_', 1)[0]
-    held = {row['resource'] for row in rows if row['state'] == bp_v1.HELD}
-    counts = dict.fromkeys(STATES, 0)
-    for res in tree:
-        status = res.status
-        if res.path_name in held:
-            state = 'held'
-        elif status.endswith('_IN_PROGRESS'):
-            state = 'in_progress'
-        elif status.endswith('_FAILED'):
-            state = 'failed'
-        elif status == '%s_COMPLETE' % action:
-            state = 'complete'
-        else:
-            state = 'waiting'
-        counts[state] += 1
-    kwargs = {'nested_depth': depth} if depth else {}
-    try:
-        listed = client.events.list('%s/%s' % (st.stack_name, st.id),
-                                    sort_dir='desc', limit=EVENTS, **kwargs)
-    except heat_exc.HTTPException:
-        listed = []
-    events = [{'time': getattr(ev, 'event_time', '') or '',
-               'resource': getattr(ev, 'resource_name', '') or '',
-               'action': (getattr(ev, 'resource_status', '') or ''
-                          ).split('_', 1)[0],
-               'status': (getattr(ev, 'resource_status', '') or ''
-                          ).partition('_')[2],
-               'reason': getattr(ev, 'resource_status_reason', '') or ''}
-              for ev in reversed(list(listed))]
-    started = manager._operation_start(st)
-    return {'counts': counts, 'total': sum(counts.values()),
-            'done': counts['complete'], 'events': events,
-            'elapsed': _seconds_since(started),
-            'timeout_remaining': manager._timeout_remaining(st)}
-
-
-def _seconds_since(started):
-    if started is None:
-        return 0
-    from oslo_utils import timeutils
-    return max(0, int((timeutils.utcnow() - started).total_seconds()))
+# What other modules and older callers take from here.
+Snapshot = reading.Snapshot
+fetch = reading.fetch
+fetch_without_view = reading.fetch_without_view
+AnswerError = prompt.AnswerError
+parse_answer = prompt.parse_answer
+prompt_text = prompt.prompt_text
+_names = prompt.names_text
+(STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP,
+ QUIT) = (prompt.STEP, prompt.RELEASE, prompt.CONTINUE, prompt.TO,
+          prompt.SET, prompt.CLEAR, prompt.RETRY, prompt.CANCEL,
+          prompt.HELP, prompt.QUIT)
 
 
 # -- drawing ------------------------------------------------------------------
@@ -166,7 +80,12 @@ def _seconds_since(started):
 def held_rows(snap):
     """The held rows, by resource path (the prompt's order)."""
     return sorted((row for row in snap.rows if row['state'] == bp_v1.HELD),
-                  key=lambda row: row['resource'])
+                  key=lambda row: breakpoints.natural_key(row['resource']))
+
+
+def held_failures(snap):
+    return sum(1 for row in held_rows(snap)
+               if prompt.when(row) == breakpoints.FAILED)
 
 
 def _clock(seconds):
@@ -177,16 +96,23 @@ def _clock(seconds):
 
 def bar(done, total, width=BAR_WIDTH):
     """``[#########.........] 3 of 9 done``."""
-    filled = int(width * done / total) if total else 0
+    filled = min(width, int(width * done / total)) if total else 0
     return '[%s%s] %s' % ('#' * filled, '.' * (width - filled),
                           _('%(done)d of %(total)d done') % {
                               'done': done, 'total': total})
 
 
-def counts_text(progress):
-    counts = progress.get('counts') or {}
-    return '  '.join('%s %d' % (STATE_TITLES[state], counts.get(state, 0))
-                     for state in STATES)
+def counts_text(progress, failed_held=0):
+    """The counts; a failure held on failure counts as failed too."""
+    counts = dict(progress.get('counts') or {})
+    texts = []
+    for state in STATES:
+        text = '%s %d' % (STATE_TITLES[state], counts.get(state, 0) +
+                          (failed_held if state == 'failed' else 0))
+        if state == 'failed' and failed_held:
+            text = '%s %s' % (text, _('(%d held)') % failed_held)
+        texts.append(text)
+    return '  '.join(texts)
 
 
 def _short_time(value):
@@ -202,37 +128,106 @@ def event_line(event):
         printable(event.get('reason')))
 
 
-def frame(snap, log=(), width=100):
-    """The screen, as lines: header, bar, counts, held, events, log."""
+def _wrap(line, width, indent='    '):
+    """A line in lines of ``width``, broken between words only."""
+    if len(line) <= width:
+        return [line]
+    lead = len(line) - len(line.lstrip(' '))
+    return textwrap.wrap(line, width, initial_indent='',
+                         subsequent_indent=' ' * lead + indent,
+                         break_on_hyphens=False,
+                         drop_whitespace=True) or [line[:width]]
+
+
+def _cut(line, width):
+    return line if len(line) <= width else line[:max(0, width - 3)] + '...'
+
+
+def header(snap):
     progress = snap.progress or {}
-    lines = [_('Stack %(name)s  %(status)s  elapsed %(elapsed)s%(timeout)s')
-             % {'name': printable(snap.stack_name), 'status': snap.status,
-                'elapsed': _clock(progress.get('elapsed')),
-                'timeout': (_('  timeout in %s') %
-                            progress['timeout_remaining']
-                            if progress.get('timeout_remaining') else '')},
-             bar(progress.get('done', 0), progress.get('total', 0)),
-             counts_text(progress), '']
+    return (_('Stack %(name)s  %(status)s  elapsed %(elapsed)s%(timeout)s')
+            % {'name': printable(snap.stack_name), 'status': snap.status,
+               'elapsed': _clock(progress.get('elapsed')),
+               'timeout': (_('  timeout in %s') %
+                           progress['timeout_remaining']
+                           if progress.get('timeout_remaining') else '')})
+
+
+def held_lines(held, limit=HELD_LINES, deeper=0):
+    if not held:
+        lines = [_('Nothing held')]
+        if deeper:
+            lines[0] = '%s; %s' % (lines[0], _(
+                '%d held deeper than --nested-depth (watch without it to '
+                'see them)') % deeper)
+        return lines
+    column = max(len(printable(row['resource'])) for row in held[:limit])
+    lines = [_('Held (%d):') % len(held)]
+    for row in held[:limit]:
+        lines.append('  %-*s  %-7s %s' % (
+            column, printable(row['resource']), row['action'],
+            prompt.hold_text(row)))
+    if len(held) > limit:
+        lines.append('  %s' % (_('... and %d more') % (len(held) - limit)))
+    if deeper:
+        lines.append('  %s' % (_('%d more held deeper than --nested-depth')
+                               % deeper))
+    return lines
+
+
+def frame(snap, log=(), width=100, height=None, notes=()):
+    """The screen, as lines: header, bar, counts, held, events, log.
+
+    ``notes``: lines said about the last answer (an error, the help),
+    kept above the prompt. Within ``height`` lines (one is left for the
+    prompt), what goes first is the oldest events, then the session's
+    oldest lines, then held rows; the header always stays. Lines with
+    names wrap between words rather than cut a name.
+    """
+    progress = snap.progress or {}
+    top = []
+    for line in (header(snap),
+                 bar(progress.get('done', 0), progress.get('total', 0),
+                     min(BAR_WIDTH, max(5, width - 20))),
+                 counts_text(progress, held_failures(snap)), ''):
+        top += _wrap(line, width)
     held = held_rows(snap)
-    if held:
-        lines.append(_('Held (%d):') % len(held))
-        for row in held[:HELD_LINES]:
-            lines.append('  %-30s %-7s %s %s' % (
-                printable(row['resource']), row['action'],
-                _('at breakpoint'), printable(row['breakpoint'])))
-        if len(held) > HELD_LINES:
-            lines.append('  %s' % (_('... and %d more') %
-                                   (len(held) - HELD_LINES)))
-    else:
-        lines.append(_('Nothing held'))
-    events = progress.get('events') or []
-    if events:
-        lines += ['', _('Latest events:')]
-        lines += ['  ' + event_line(event) for event in events[-EVENTS:]]
-    if log:
-        lines += ['', _('This session:')]
-        lines += ['  ' + line for line in list(log)[-LOG_LINES:]]
-    return [line[:width] for line in lines]
+    events = list(progress.get('events') or [])[-EVENTS:]
+    log = list(log)[-LOG_LINES:]
+    notes = list(notes)
+    limit = HELD_LINES
+
+    def build():
+        lines = list(top)
+        for line in held_lines(held, limit, snap.deeper):
+            lines += _wrap(line, width)
+        if events:
+            lines += ['', _('Latest events:')]
+            lines += [_cut('  ' + event_line(event), width)
+                      for event in events]
+        if log:
+            lines += ['', _('This session:')]
+            lines += [_cut('  ' + line, width) for line in log]
+        return lines
+
+    noted = [line for note in notes for line in _wrap(note, width)]
+    lines = build()
+    if height is None:
+        return lines + noted
+    room = max(len(top) + 1, height - 1)
+    if len(top) + len(noted) > room:
+        noted = [_cut(note, width) for note in notes]  # a line each
+    while len(lines) + len(noted) > room and (events or log or limit > 1):
+        if events:
+            events.pop(0)
+        elif log:
+            log.pop(0)
+        else:
+            limit -= 1
+        lines = build()
+    # the header stays; then what was said about the last answer
+    noted = noted[:max(0, room - len(top))]
+    return (lines[:room - len(noted)] + noted)[:room]
 
 
 def change_line(snap):
@@ -244,98 +239,114 @@ def change_line(snap):
         _('%(done)d of %(total)d done') % {
             'done': progress.get('done', 0),
             'total': progress.get('total', 0)},
-        counts_text(progress))
+        counts_text(progress, held_failures(snap)))
     if held:
         text += ' | %s: %s' % (_('held'), ', '.join(
             printable(row['resource']) for row in held))
+    if snap.deeper:
+        text += ' | %s' % (_('%d held deeper than --nested-depth')
+                           % snap.deeper)
     return text
 
 
-# -- answering ----------------------------------------------------------------
+def terminal_size(out):
+    """The terminal's size now, from the terminal itself.
 
-Answer = collections.namedtuple('Answer', ('verb', 'arg'))
-STEP, RELEASE, CONTINUE, TO, SET, CLEAR, CANCEL, QUIT = (
-    'step', 'release', 'continue', 'to', 'set', 'clear', 'cancel', 'quit')
-_WORDS = {'c': CONTINUE, 'continue': CONTINUE, 'cancel': CANCEL,
-          'q': QUIT, 'quit': QUIT}
-_WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR}
-_GLOB = re.compile(r'[*?\[]')
-
-
-def _bad_glob(pattern):
-    """Why ``pattern`` is not a glob fnmatch reads as meant, or None."""
-    depth = 0
-    for char in pattern:
-        if char == '[':
-            if depth:
-                return _('"[" inside a [...] set')
-            depth = 1
-        elif char == ']' and depth:
-            depth = 0
-    if depth:
-        return _('"[" without "]"')
-    return None
-
-
-def parse_answer(text, held):
-    """What an answer at the prompt asks, as an :class:`Answer`.
-
-    ``held``: the held rows (the prompt names the first). A name or glob
-    must match held resources; anything else is an :class:`AnswerError`
-    and nothing is done.
+    Asked of the terminal first: ``COLUMNS`` and ``LINES`` in the
+    environment (which :func:`shutil.get_terminal_size` prefers) are
+    often stale values of the shell that started the command.
     """
-    text = (text or '').strip()
-    if not text:
-        if not held:
-            raise AnswerError(_('nothing is held'))
-        return Answer(STEP, held[0]['resource'])
-    word, _sep, rest = text.partition(' ')
-    rest = rest.strip()
-    if word in _WORDS and not rest:
-        return Answer(_WORDS[word], None)
-    if word in _WITH_ARG:
-        if not rest or ' ' in rest:
-            raise AnswerError(_('"%(word)s" takes one resource, e.g. '
-                                '"%(word)s node_1"') % {'word': word})
-        if _GLOB.search(rest):
-            raise AnswerError(_('"%(word)s" takes one resource, not a '
-                                'pattern: %(arg)s') % {
-                                    'word': word, 'arg': printable(rest)})
-        return Answer(_WITH_ARG[word], rest)
-    if ' ' in text:
-        raise AnswerError(_('unknown answer %(text)r: %(help)s') % {
-            'text': printable(text), 'help': PROMPT_HELP})
-    names = [row['resource'] for row in held]
-    if _GLOB.search(text):
-        bad = _bad_glob(text)
-        if bad:
-            raise AnswerError(_('bad pattern %(text)s: %(why)s') % {
-                'text': printable(text), 'why': bad})
-        matched = [name for name in names
-                   if fnmatch.fnmatchcase(name, text)]
-        if not matched:
-            raise AnswerError(_('no held resource matches %(text)s '
-                                '(held: %(held)s)') % {
-                                    'text': printable(text),
-                                    'held': _names(names)})
-        return Answer(RELEASE, matched)
-    if text in names:
-        return Answer(RELEASE, [text])
-    close = difflib.get_close_matches(text, names, n=3)
-    hint = (_('did you mean %s?') % ', '.join(printable(n) for n in close)
-            if close else _('held: %s') % _names(names))
-    raise AnswerError(_('%(text)s is not held (%(hint)s)') % {
-        'text': printable(text), 'hint': hint})
+    for stream in (out, sys.__stdout__):
+        try:
+            return os.get_terminal_size(stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            continue
+    return shutil.get_terminal_size((100, 40))
 
 
-def _names(names):
-    return ', '.join(printable(name) for name in names) or _('none')
+def gone_reason(snap, name):
+    """Why ``name`` is no longer held, from the latest events."""
+    events = [event for event in (snap.progress or {}).get('events') or []
+              if event.get('resource') == name and event.get('reason')]
+    for event in reversed(events):
+        if event['reason'].startswith('Breakpoint ') and \
+                ' released' in event['reason']:
+            return printable(event['reason'])
+    return _('released from elsewhere, or its operation was replaced by a '
+             'newer one')
 
 
-def prompt_text(held):
-    first = held[0]['resource']
-    return _('Release %(name)s? [Enter: step it, NAME/GLOB, c, to R, '
-             'set R, clear R, cancel, q] > ') % {'name': printable(first)}
+class Screen:
+    """What the session shows: redrawn in place, or a line per change.
+
+    Keeps the session's own lines (``say``) and the notes about the last
+    answer (an error, the help) that a redraw shows again above the
+    prompt, with what is typed so far (``keys``, a
+    :class:`.keyboard.LineReader`).
+    """
+
+    def __init__(self, out, redraw, size):
+        self.out = out
+        self.redraw = redraw
+        self.size = size
+        self.keys = None
+        self.log = []
+        self.notes = []
+        self.prompted = None
+        self._last_line = None
+
+    def write(self, text):
+        self.out.write(text)
+        self.out.flush()
+
+    echo = write
+
+    def say(self, text):
+        """One line of what the session did (echoed, and kept on screen)."""
+        text = str(text)
+        self.log.append(text)
+        self.write('%s\n' % text)
+
+    def note(self, text):
+        """A line about the last answer, kept above the prompt."""
+        self.notes.append(str(text))
+        if not self.redraw:
+            self.write('%s\n' % text)
+
+    def aside(self, text, snap):
+        """A passing line (``reconnecting``), on the last screen drawn."""
+        if self.redraw and snap is not None:
+            kept, self.notes = self.notes, [text]
+            self.show(snap)
+            self.notes = kept
+        else:
+            self.write('%s\n' % text)
+
+    def show(self, snap, held=()):
+        """Draw the screen, and the prompt when something is held.
+
+        Off a terminal: a line when it changed, the prompt when it did.
+        """
+        typed = self.keys.typed if self.keys is not None else ''
+        if self.redraw:
+            size = self.size()
+            ask = prompt.prompt_text(held, size.columns) + typed \
+                if held else ''
+            # the prompt's own lines are kept free at the bottom
+            rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
+            lines = frame(snap, self.log, size.columns,
+                          size.lines - rows + 1, self.notes)
+            self.write(CLEAR_SCREEN + '\n'.join(lines) + '\n' + ask)
+            return
+        line = change_line(snap)
+        if line != self._last_line:
+            self._last_line = line
+            self.prompted = None
+            self.out.write('%s %s\n' % (time.strftime('%H:%M:%S'), line))
+        if held and self.prompted != prompt.prompt_text(held):
+            self.prompted = prompt.prompt_text(held)
+            self.out.write(self.prompted)
+        self.out.flush()
 
 
 # -- the loop -----------------------------------------------------------------
@@ -344,113 +355,144 @@ class Session:
     """Watch one stack's operation until it ends; prompt when held.
 
     The terminal and the clock are passed in, so the loop runs the same
-    under a test as on a real terminal.
+    under a test as on a real terminal. The screen refreshes every
+    ``interval`` seconds, also while the prompt waits for an answer.
     """
 
     def __init__(self, client, stack, out, stdin=None, nested_depth=None,
                  interval=2.0, interactive=False, redraw=False,
-                 sleep=time.sleep, cancel=None):
+                 sleep=time.sleep, cancel=None,
+                 reconnect_timeout=reading.RECONNECT_TIMEOUT,
+                 clock=time.monotonic, size=None):
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
-        self.stack = stack
         self.out = out
         self.stdin = stdin
-        self.nested_depth = nested_depth
         self.interval = interval
         self.interactive = interactive
         self.redraw = redraw
         self.sleep = sleep
         self._cancel = cancel or (
             lambda stack_id: client.actions.cancel_update(stack_id))
-        self.log = []
+        self.reconnect = reading.Reconnect(reconnect_timeout, clock)
+        self.screen = Screen(out, redraw, size or (lambda: terminal_size(out)))
+        self.keys = self.screen.keys = keyboard.LineReader(
+            stdin, echo=self.screen.echo)
+        self.say = self.screen.say
+        self.view = reading.Reader(client, stack, nested_depth, self.say)
         self.cancelled = False
-        self._without_view = False
-        self._last_line = None
-        self.snap = None
+        self._named = None
 
-    # -- output
-
-    def say(self, text):
-        """One line of what the session did (echoed, and kept on screen)."""
-        text = str(text)
-        self.log.append(text)
-        self.out.write('%s\n' % text)
-        self.out.flush()
-
-    def show(self, snap):
-        if self.redraw:
-            width = shutil.get_terminal_size((100, 40)).columns
-            self.out.write(CLEAR_SCREEN + '\n'.join(
-                frame(snap, self.log, width)) + '\n')
-        else:
-            line = change_line(snap)
-            if line == self._last_line:
-                return
-            self._last_line = line
-            self.out.write('%s %s\n' % (time.strftime('%H:%M:%S'), line))
-        self.out.flush()
+    def show(self, snap, held=()):
+        self.screen.show(snap, held if self.interactive else ())
 
     # -- reading
 
+    @property
+    def stack(self):
+        return self.view.stack
+
+    @property
+    def snap(self):
+        return self.view.snap
+
     def refresh(self):
-        snap = None
-        if not self._without_view:
-            snap = fetch(self.client, self.stack, self.nested_depth)
-        if snap is None and self.snap is not None and \
-                not self._without_view:
-            # The view had it: the stack is gone (a delete finished).
-            st = self.manager.get_stack(self.stack)
-            snap = self.snap._replace(status=st.stack_status or '', rows=[])
-        if snap is None or snap.progress is None:
-            snap = fetch_without_view(self.client, self.stack,
-                                      self.nested_depth)
-            if not self._without_view:
-                self._without_view = True
-                self.say(FALLBACK_NOTE)
-        if snap.stack_id:
-            # Follow this stack, not a later one given the same name.
-            self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)
-        self.snap = snap
+        return self.view.refresh()
+
+    def _refresh(self):
+        """A snapshot, or None after waiting for Heat to answer again."""
+        try:
+            snap = self.refresh()
+        except reading.UNREACHABLE as exc:
+            wait = self.reconnect.failed(exc)
+            self._show_reconnecting()
+            self.sleep(wait)
+            return None
+        if self.reconnect.answered():
+            self.say(_('reconnected to Heat'))
         return snap
+
+    def _show_reconnecting(self):
+        self.screen.aside(self.reconnect.text(), self.snap)
 
     # -- the loop
 
     def run(self):
-        """Watch until the operation ends; the exit code (0, 1 or 130)."""
+        """Watch until the operation ends; the exit code (see EXIT_*)."""
         try:
-            return self._run()
+            with (self.keys.keys() if self.interactive
+                  else contextlib.nullcontext()):
+                return self._run()
         except KeyboardInterrupt:
             self.out.write('\n')
             self.say(self._left_text(_('interrupted')))
             return EXIT_INTERRUPTED
+        except reading.GaveUp as exc:
+            if self.redraw or self.interactive:
+                self.out.write('\n')
+            self.say(_('%(why)s; %(left)s') % {
+                'why': exc, 'left': self._left_text(_('gave up'),
+                                                    fresh=False)})
+            return EXIT_UNREACHABLE
 
     def _run(self):
         while True:
-            snap = self.refresh()
-            self.show(snap)
-            if not snap.status.endswith('_IN_PROGRESS'):
-                return self._finished(snap)
+            snap = self._refresh()
+            if snap is None:
+                continue
             held = held_rows(snap)
+            self._follow(snap, held)
+            if not snap.status.endswith('_IN_PROGRESS'):
+                self.show(snap)
+                return self._finished(snap)
             if held and self.cancelled:
                 # A rollback after cancel: nothing is to stay parked.
                 self._release([row['resource'] for row in held],
                               reasons.RELEASE_CONTINUE, held,
                               _('during the rollback'))
                 continue
+            self.show(snap, held)
             if held and self.interactive:
-                if self._ask(held) == QUIT:
+                if self._wait_answer() == QUIT:
                     self.say(self._left_text(_('left')))
                     return EXIT_COMPLETE
                 continue
             self.sleep(self.interval)
 
-    def _left_text(self, how):
-        held = held_rows(self.snap) if self.snap else []
+    def _follow(self, snap, held):
+        """Say so when what the prompt names is no longer held."""
+        named = self._named
+        self._named = held[0]['resource'] if held and self.interactive \
+            else None
+        if named is None or named in {row['resource'] for row in held}:
+            return
+        self.screen.notes = []
+        if not snap.status.endswith('_IN_PROGRESS'):
+            self.say(_('%(name)s is no longer held: the operation ended '
+                       '(%(status)s)') % {'name': printable(named),
+                                          'status': snap.status})
+        else:
+            self.say(_('%(name)s is no longer held: %(why)s') % {
+                'name': printable(named), 'why': gone_reason(snap, named)})
+        self.screen.prompted = None
+
+    def _left_text(self, how, fresh=True):
+        if fresh:
+            try:
+                self.refresh()
+            except Exception:  # leaving anyway: say what was seen last
+                pass
+        snap = self.snap
+        held = held_rows(snap) if snap else []
+        if snap is not None and not snap.status.endswith('_IN_PROGRESS'):
+            return _('%(how)s: the operation ended (%(status)s)') % {
+                'how': how, 'status': snap.status}
         if held:
             return _('%(how)s: the operation stays held at %(held)s; run '
-                     'the same command again to resume') % {
-                         'how': how, 'held': _names(
-                             [row['resource'] for row in held])}
+                     '"%(resume)s" to resume') % {
+                         'how': how, 'held': prompt.names_text(
+                             [row['resource'] for row in held]),
+                         'resume': RESUME % printable(snap.stack_name)}
         return _('%s: the operation is untouched') % how
 
     def _finished(self, snap):
@@ -462,32 +504,59 @@ class Session:
         reason = ''
         try:
             reason = self.manager.get_stack(self.stack).stack_status_reason
-        except exceptions.USER_ERRORS:
+        except exceptions.USER_ERRORS + reading.UNREACHABLE:
             pass
         self.say(_('Stack %(name)s %(status)s: %(reason)s') % {
             'name': printable(snap.stack_name), 'status': status,
             'reason': printable(reason or _('no reason given'))})
         return EXIT_FAILED
 
-    def _ask(self, held):
-        while True:
-            self.out.write(str(prompt_text(held)))
-            self.out.flush()
-            line = self.stdin.readline()
-            if not line:  # end of input: leave as with q
-                self.out.write('\n')
-                return QUIT
-            try:
-                answer = parse_answer(line, held)
-                if answer.verb == QUIT:
-                    return QUIT
-                self._do(answer, held)
-                return answer.verb
-            except exceptions.USER_ERRORS as exc:
-                message = _('error: %s') % printable(
-                    exceptions.one_line(exc))
-                self.out.write('%s\n' % message)
-                self.out.flush()
+    def _wait_answer(self):
+        """Wait one interval for an answer; act on it. QUIT to leave."""
+        try:
+            line = self.keys.read(self.interval)
+        except EOFError:  # end of input: leave as with q
+            self.out.write('\n')
+            return QUIT
+        if line is None:
+            return None
+        self.screen.notes = []
+        self.screen.prompted = None
+        try:
+            return self._answer(line)
+        except exceptions.USER_ERRORS as exc:
+            self.screen.note(_('error: %s') % printable(
+                exceptions.one_line(exc)))
+        except reading.UNREACHABLE as exc:
+            self.screen.note(_('error: cannot reach Heat (%s): the answer '
+                               'may not have been sent')
+                             % exceptions.one_line(exc))
+        return None
+
+    def _answer(self, line):
+        """Act on one line typed at the prompt, on the latest state."""
+        named = self._named
+        snap = self.refresh()
+        held = held_rows(snap)
+        if not snap.status.endswith('_IN_PROGRESS') or not held:
+            return None  # the loop says why
+        if not line.strip() and named is not None:
+            # Enter means what the prompt named, if it is still held.
+            rows = [row for row in held if row['resource'] == named]
+            if not rows:
+                self._follow(snap, held)
+                return None
+            held = rows + [row for row in held if row is not rows[0]]
+        answer = prompt.parse_answer(line, held)
+        if answer.verb == QUIT:
+            return QUIT
+        if answer.verb == HELP:
+            for text in prompt.HELP_LINES:
+                self.screen.note(text)
+            return HELP
+        self._do(answer, held)
+        self._named = None
+        return answer.verb
 
     def _do(self, answer, held):
         verb, arg = answer
@@ -495,16 +564,21 @@ class Session:
             self._release([arg], reasons.RELEASE_STEP, held)
         elif verb == RELEASE:
             self._release(arg, reasons.RELEASE_CLEAR, held)
+        elif verb == RETRY:
+            self.manager.retry(self.stack, arg)
+            self.say(_('retrying %s (if it fails again, it holds again)')
+                     % printable(arg))
         elif verb == CONTINUE:
             rows = self.manager.continue_(self.stack)
             self.say(_('released %(names)s (continue); no breakpoint '
                        'holds for the rest of this operation') % {
-                           'names': _names([r['resource'] for r in rows])})
+                           'names': prompt.names_text(
+                               [r['resource'] for r in rows])})
         elif verb == TO:
             rows = self.manager.continue_(self.stack, to=arg)
             self.say(_('running to %(to)s: released %(names)s') % {
                 'to': printable(arg),
-                'names': _names([r['resource'] for r in rows])})
+                'names': prompt.names_text([r['resource'] for r in rows])})
         elif verb == SET:
             self.manager.set(self.stack, arg)
             self.say(_('armed %s for the rest of this operation')

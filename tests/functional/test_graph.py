@@ -14,6 +14,7 @@ held two nested stacks deep, as a text tree and as DOT that Graphviz's
 ``dot`` renders.
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -52,7 +53,7 @@ def test_text_tree_shows_the_hold_inside_its_nested_stacks(
         '    `-- inner  CREATE_IN_PROGRESS',
         '        |-- leaf   CREATE_IN_PROGRESS  [held: before CREATE]',
         '        `-- after  INIT_COMPLETE       '
-        '[breakpoint: CREATE,UPDATE]  requires: leaf',
+        '[breakpoint: before CREATE,UPDATE]  requires: leaf',
     ]
 
     # --nested-depth limits the listing: the nested stack's resources go
@@ -111,3 +112,42 @@ def test_unknown_stack_is_a_one_line_error(heat_server):
     assert test_client_cli.last_error_line(err) == \
         'Stack not found: no-such-stack'
     assert out == ''
+
+
+def test_a_group_in_natural_order_and_rules_that_say_when(
+        heat_server, heat, stack_name):
+    # eleven members: 0 .. 10, so that text order would put 10 before 2
+    code, out, err = test_client_cli.osc(
+        heat_server, 'stack', 'create', stack_name, '-t',
+        os.path.join(test_engine.TEMPLATES, 'group.yaml'), '--parameter',
+        'count=11', '--breakpoint', 'last', '--breakpoint-on-failure', '*',
+        '--wait')
+    assert code == 0, err
+    code, out, err = graph(heat_server, stack_name)
+    assert code == 0, err
+    lines = out.splitlines()
+    members = [line.split()[2] for line in lines
+               if re.match(r'^\|   [|`]-- \d+ ', line)]
+    assert members == [str(index) for index in range(11)], out
+    assert '[held: before CREATE]' in [
+        line for line in lines if '-- last' in line][0]
+    # '*' on failure marks every other resource, never as a stop before
+    assert 'breakpoint: before' not in out
+    marked = [line for line in lines if '-- ' in line and
+              '-- last' not in line]
+    assert marked and all('[breakpoint: on CREATE,UPDATE failure]' in line
+                          for line in marked), out
+
+    code, out, err = graph(heat_server, stack_name, '--dot')
+    assert code == 0, err
+    assert 'label="group (group of 11: OS::Heat::ResourceGroup)' in out
+    assert '(nested stack)' in out  # each member is a nested stack
+    nodes = [line for line in out.splitlines() if '[label=' in line]
+    assert all(line.count('fillcolor=') == 1 for line in nodes)
+    assert [line for line in nodes if 'octagon' in line] == [
+        line for line in nodes if 'label="last' in line]
+    proc = subprocess.run(['dot', '-Tsvg'], input=out, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == '', proc.stderr
+    bp_v1.BreakpointManager(heat).continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')

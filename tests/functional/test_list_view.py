@@ -15,6 +15,7 @@ itself from the resource list, events and environment (its fallback for a
 Heat without the view), for plugin holds, stock hooks and nested stacks.
 """
 
+import os
 import re
 import time
 from unittest import mock
@@ -147,3 +148,82 @@ def test_view_errors_are_heat_faults(heat_server, heat, stack_name):
     test_engine.wait_held(heat, stack_name, 'B')
     bp_v1.BreakpointManager(heat).continue_(stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
+
+
+def cli_rows(heat_server, *argv):
+    from tests.functional import test_client_cli
+    return test_client_cli.osc_json(heat_server, 'stack', 'breakpoint',
+                                    *argv)
+
+
+def rows_of(heat_server, stack):
+    return sorted((row['Resource'], row['When'], row['State'])
+                  for row in cli_rows(heat_server, 'list', stack))
+
+
+def test_list_keeps_the_other_kinds_of_a_stepped_resource_and_says_done(
+        heat_server, heat, stack_name):
+    from tests.functional import test_client_cli
+    code, out, err = test_client_cli.osc(
+        heat_server, 'stack', 'create', stack_name, '-t',
+        os.path.join(test_engine.TEMPLATES, 'chain.yaml'), '--breakpoint', 'A',
+        '--breakpoint-on-failure', 'C', '--wait')
+    assert code == 0, err
+    # set says in which action and when it holds
+    assert cli_rows(heat_server, 'set', stack_name, 'D', '--after') == [
+        {'Resource': 'D', 'Action': 'CREATE', 'When': 'after',
+         'Result': 'armed'}]
+    assert cli_rows(heat_server, 'set', stack_name, 'B') == [
+        {'Resource': 'B', 'Action': 'CREATE', 'When': 'before',
+         'Result': 'armed'}]
+    cli_rows(heat_server, 'clear', stack_name, 'B')
+    cli_rows(heat_server, 'step', stack_name, 'A')
+    utils.wait_for(lambda: ('B', 'before', 'held') in rows_of(
+        heat_server, stack_name), 60, what='B held by the step')
+    cli_rows(heat_server, 'step', stack_name, 'B')
+    utils.wait_for(lambda: ('C', 'before', 'held') in rows_of(
+        heat_server, stack_name), 60, what='C held by the step')
+    # held before by the step, C keeps its on-failure rule
+    assert ('C', 'failed', 'armed') in rows_of(heat_server, stack_name)
+
+    cli_rows(heat_server, 'continue', stack_name, '--to', 'D')
+    utils.wait_for(lambda: ('D', 'before', 'held') in rows_of(
+        heat_server, stack_name), 60, what='D held (run to)')
+    listed = rows_of(heat_server, stack_name)
+    # A and C are done: the run to D disarmed their rules, they are done
+    assert ('A', 'before', 'done') in listed
+    assert ('C', 'failed', 'done') in listed, listed
+    assert not any(state == 'disarmed' and name in ('A', 'B', 'C')
+                   for name, _when, state in listed), listed
+    cli_rows(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_show_of_a_resource_an_update_adds_has_no_unset_pairs(
+        heat_server, heat, stack_name, tmp_path):
+    import yaml
+
+    from tests.functional import test_client_cli
+    test_engine.create(heat, stack_name, 'chain.yaml')
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    template = test_engine.template('chain.yaml')
+    template['resources']['E'] = {'type': 'OS::Heat::TestResource',
+                                  'properties': {'value': 'e'}}
+    path = tmp_path / 'more.yaml'
+    path.write_text(yaml.safe_dump(template))
+    code, out, err = test_client_cli.osc(
+        heat_server, 'stack', 'update', stack_name, '-t', str(path),
+        '--breakpoint-on-change', 'E', '--wait')
+    assert code == 0, err
+    code, out, err = test_client_cli.osc(
+        heat_server, 'stack', 'breakpoint', 'show', stack_name, 'E')
+    assert code == 0, err
+    assert 'add' in out and 'value: - -> "e"' in out, out
+    assert '- -> -' not in out, out
+    shown = test_client_cli.osc_json(heat_server, 'stack', 'breakpoint',
+                                     'show', stack_name, 'E')
+    # the data keeps every property; only the text leaves out the unset
+    assert any(diff == {'old': None, 'new': None}
+               for diff in shown['change']['properties'].values())
+    cli_rows(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')

@@ -60,7 +60,7 @@ def test_set_and_clear_during_the_operation_are_listed(heat_server, heat,
 
     # set d: listed as armed by set; show says so too.
     assert ok(heat_server, 'set', stack_name, 'd', '-f', 'value').split() \
-        == ['d', 'armed']
+        == ['d', 'CREATE', 'before', 'armed']
     assert state(heat_server, stack_name, 'd') == ('armed', 'set', '')
     shown = cli.osc_json(heat_server, 'stack', 'breakpoint', 'show',
                          stack_name, 'd')
@@ -130,8 +130,9 @@ def test_continue_to_arms_only_its_target(heat_server, heat, stack_name):
     ok(heat_server, 'continue', stack_name, '--to', 'd')
     cli.wait_held(heat_server, stack_name, 'd')
     listed = rows(heat_server, stack_name)
+    # b is done: it says so, and what disarmed its rule
     assert (listed[('b', 'before')]['State'],
-            listed[('b', 'before')]['Why']) == ('disarmed', 'run to d')
+            listed[('b', 'before')]['Why']) == ('done', 'run to d')
     assert listed[('d', 'before')]['Source'] == 'run-to'
     events = [e.resource_status_reason for e in heat.events.list(
         stack_name, resource_name='a')]

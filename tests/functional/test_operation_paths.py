@@ -71,7 +71,8 @@ def test_targets_in_nested_stacks_not_reached_yet(heat_server, heat,
     wait_held(heat_server, stack_name, 'dep')
     # nest has no stack yet: its template says what can be named.
     assert ok(heat_server, 'set', stack_name, 'nest/inner_b', '-f',
-              'value').split() == ['nest/inner_b', 'armed']
+              'value').split() == ['nest/inner_b', 'CREATE', 'before',
+                                   'armed']
     assert fails(heat_server, 'set', stack_name, 'nest/inner_x') == (
         'Resource nest/inner_x not found in stack %s; closest: inner_b, '
         'inner_a (resources there: inner_a, inner_b, other)' % stack_name)
@@ -187,9 +188,9 @@ def test_runtime_commands_say_what_is_wrong(heat_server, heat, stack_name):
         assert fails(heat_server, *argv) == expected, argv
     # set says what there was to do.
     assert ok(heat_server, 'set', stack_name, 'a', '-f', 'value').split() \
-        == ['a', 'already', 'held']
+        == ['a', 'CREATE', 'before', 'already', 'held']
     assert ok(heat_server, 'set', stack_name, 'c', '-f', 'value').split() \
-        == ['c', 'already', 'armed']
+        == ['c', 'CREATE', 'before', 'already', 'armed']
     # show and list give the same time left.
     listed = {row['Resource']: row for row in cli.osc_json(
         heat_server, 'stack', 'breakpoint', 'list', stack_name)}

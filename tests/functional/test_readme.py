@@ -9,7 +9,7 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""The README's "Using it" section, run as written against a local Heat.
+"""The README's commands, run as written against a local Heat.
 
 The convention (the README states it too): in the section's literal
 blocks, a line is a command when, after an optional ``$ `` prompt, it
@@ -28,6 +28,13 @@ own (the README uses fixed stack names). Between commands the test does
 what a reader does: it waits until every stack is held at a breakpoint or
 has no operation running, and after a command that releases, until that
 has shown (the held resources changed). Each command must exit 0.
+
+The other sections' commands run the same way, in their own local Heat
+(their stacks are their own), a pipe into another program (``| dot``)
+through the shell in a scratch directory. A line that looks like a
+command anywhere in the README (``$ ``, or a program's name first) is
+run, or is marked ``# not run by test_readme.py: <why>`` (the server
+start and ``export`` of "Using it" are the fixture's).
 """
 
 import contextlib
@@ -35,6 +42,7 @@ import io
 import os
 import re
 import shlex
+import subprocess
 import tempfile
 import time
 
@@ -50,7 +58,26 @@ README = os.path.join(ROOT, 'README.rst')
 SECTION = 'Using it'
 COMMAND = re.compile(r'^(?:\$ )?((?:openstack|heat-breakpoint) .*)$')
 RELEASING = re.compile(r'breakpoint[ -](step|continue|clear)\b')
+RETRY = re.compile(r'breakpoint retry (\S+) (\S+)')
 SETTLE_TIMEOUT = 90
+# What looks like a command: a prompt, or a program's name first.
+CANDIDATE = re.compile(r'^(?:\$ |(?:openstack|heat-breakpoint[\w-]*|pip|'
+                       r'bash|tox|python3?|export|dot|printf|echo) )')
+NOT_RUN = re.compile(r'#\s*not run by test_readme\.py:')
+FIXTURE = ('heat-breakpoint-server', 'export ')
+
+
+def _is_title(line, under):
+    # not a table's border, which has spaces between its runs of '='
+    return (bool(line.strip()) and not line.startswith(' ') and
+            set(under) == {'='} and len(under) >= len(line))
+
+
+def section_titles(text):
+    """The titles of the top-level sections, in order."""
+    lines = text.splitlines()
+    return [line for line, under in zip(lines, lines[1:])
+            if _is_title(line, under)]
 
 
 def section_lines(text, title):
@@ -59,8 +86,7 @@ def section_lines(text, title):
     start = next(i for i, line in enumerate(lines)
                  if line == title and lines[i + 1].startswith('='))
     end = next((i for i in range(start + 2, len(lines) - 1)
-                if lines[i + 1].startswith('===') and lines[i].strip()),
-               len(lines))
+                if _is_title(lines[i], lines[i + 1])), len(lines))
     return lines[start + 2:end]
 
 
@@ -86,11 +112,22 @@ def literal_blocks(lines):
     return blocks
 
 
+def block_lines(block):
+    """The block's lines, a line ending in a backslash joined to the next."""
+    joined = []
+    for line in block.splitlines():
+        if joined and joined[-1].endswith('\\'):
+            joined[-1] = joined[-1][:-1] + ' ' + line.strip()
+        else:
+            joined.append(line)
+    return joined
+
+
 def commands(block):
     found = []
-    for line in block.splitlines():
+    for line in block_lines(block):
         match = COMMAND.match(line.strip())
-        if match:
+        if match and not NOT_RUN.search(line):
             found.append(shlex.split(match.group(1), comments=True))
     return found
 
@@ -106,9 +143,15 @@ def env_documents(block):
     return []
 
 
-def readme_blocks():
+def readme_blocks(title=SECTION):
     with open(README, encoding='utf-8') as readme:
-        return literal_blocks(section_lines(readme.read(), SECTION))
+        return literal_blocks(section_lines(readme.read(), title))
+
+
+def other_titles():
+    with open(README, encoding='utf-8') as readme:
+        return [title for title in section_titles(readme.read())
+                if title != SECTION]
 
 
 @pytest.fixture(scope='module')
@@ -207,3 +250,100 @@ def test_using_it_runs_as_written(server, monkeypatch):
             for stack in hc.stacks.list()} == {
         'app': 'UPDATE_COMPLETE', 'app2': 'UPDATE_COMPLETE',
         'demo': 'CREATE_COMPLETE'}
+
+
+def test_every_command_in_the_readme_runs_or_is_marked():
+    with open(README, encoding='utf-8') as readme:
+        titles = section_titles(readme.read())
+    assert SECTION in titles and 'A live session' in titles
+    looked = 0
+    for title in titles:
+        for block in readme_blocks(title):
+            for line in block_lines(block):
+                if not CANDIDATE.match(line):
+                    continue
+                looked += 1
+                if NOT_RUN.search(line):
+                    continue
+                if title == SECTION and line.startswith(FIXTURE):
+                    continue
+                assert COMMAND.match(line), (
+                    'README section %r: %r is neither run by this test nor '
+                    'marked "# not run by test_readme.py: <why>"' % (
+                        title, line))
+    assert looked >= 40
+
+
+@pytest.fixture(scope='module')
+def other_server():
+    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-readme-more-')
+    local = conftest.LocalHeatProcess(state_dir).start(reset=True)
+    yield local
+    local.remove()
+
+
+def run_line(server, argv, monkeypatch, scratch):
+    """Run one command; a pipe's other side through the shell."""
+    if '|' not in argv:
+        return run(server, argv, monkeypatch)
+    cut = argv.index('|')
+    code, out, err = run(server, argv[:cut], monkeypatch)
+    if code:
+        return code, out, err
+    piped = subprocess.run(' '.join(shlex.quote(arg) if arg != '>' else arg
+                                    for arg in argv[cut + 1:]),
+                           shell=True, input=out, cwd=scratch, text=True,
+                           capture_output=True)
+    return piped.returncode, piped.stdout, err + piped.stderr
+
+
+def failure_hits(hc, stack, name):
+    return sum(1 for event in hc.events.list(stack, resource_name=name)
+               if ' failure' in (event.resource_status_reason or '') and
+               (event.resource_status_reason or '').startswith(
+                   'Breakpoint '))
+
+
+def wait_held_at(hc, stack, name):
+    manager = bp_v1.BreakpointManager(hc)
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while name not in {row['resource']
+                       for row in manager.held_now(stack)[1]}:
+        if time.monotonic() > deadline:
+            raise AssertionError('%s not held in %s' % (name, stack))
+        time.sleep(0.3)
+
+
+def test_the_other_sections_run_as_written(other_server, monkeypatch,
+                                           tmp_path):
+    monkeypatch.chdir(ROOT)
+    hc = other_server.client()
+    ran = []
+    for title in other_titles():
+        for block in readme_blocks(title):
+            for argv in commands(block):
+                retry = RETRY.search(' '.join(argv))
+                if retry:
+                    # A reader retries once the failure shows as held.
+                    wait_held_at(hc, *retry.groups())
+                    hits = failure_hits(hc, *retry.groups())
+                before = held_state(hc)
+                code, out, err = run_line(other_server, argv, monkeypatch,
+                                          str(tmp_path))
+                assert code == 0, '%s: %s\n%s%s' % (
+                    title, ' '.join(argv), out, err)
+                settle(hc, before, RELEASING.search(' '.join(argv)))
+                if retry:
+                    # ... and sees it fail and hold again.
+                    deadline = time.monotonic() + SETTLE_TIMEOUT
+                    while failure_hits(hc, *retry.groups()) <= hits:
+                        assert time.monotonic() < deadline, 'not again'
+                        time.sleep(0.3)
+                    wait_held_at(hc, *retry.groups())
+                ran.append(' '.join(argv[:4]))
+    assert 'openstack stack breakpoint retry' in ran
+    assert (tmp_path / 'tiers.svg').read_text().lstrip().startswith('<')
+    assert {stack.stack_name: stack.stack_status
+            for stack in hc.stacks.list()} == {
+        'app3': 'UPDATE_COMPLETE', 'app4': 'UPDATE_COMPLETE',
+        'tiers': 'CREATE_IN_PROGRESS', 'nodes': 'CREATE_IN_PROGRESS'}

@@ -17,6 +17,7 @@ codes (0, 1 with the reason, 130 on Ctrl-C with the operation untouched),
 
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from unittest import mock
 import requests
 
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch as watch_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -197,7 +199,7 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
 def test_watch_works_without_the_view(heat_server, heat, stack_name):
     test_engine.create(heat, stack_name, 'nodes.yaml')
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    with mock.patch.object(watch_v1, 'fetch', return_value=None):
+    with mock.patch.object(reading, 'fetch', return_value=None):
         code, out, err = watch(heat_server, stack_name)
     assert code == 0, err
     lines = out.splitlines()
@@ -285,3 +287,62 @@ def test_interactive_run_to(heat_server, heat, stack_name):
                  'Stack %s CREATE_COMPLETE' % stack_name):
         assert said in out, (said, out)
     assert hits(heat, stack_name) == ['A', 'D']
+
+
+def watch_lines_while(heat_server, stack, act):
+    """``watch`` in its own process (lines, not a terminal) while act().
+
+    ``act()`` drives the operation; returns the exit code and the lines.
+    """
+    env = dict(os.environ, **heat_server.env)
+    proc = subprocess.Popen(
+        [os.path.join(os.path.dirname(sys.executable), 'openstack'),
+         'stack', 'breakpoint', 'watch', stack, '--interval', '0.2'],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(3)  # the client started and read the first state
+        act()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, out.splitlines(), err
+
+
+DONE = re.compile(r' (\d+) of (\d+) done ')
+
+
+def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
+    from heat_breakpoint import breakpoints
+
+    from tests.functional import test_outcomes
+    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
+                         when=breakpoints.FAILED, disable_rollback=False)
+    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    code, lines, err = watch_lines_while(
+        heat_server, stack_name,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
+    assert code == 0, err
+    rollback = [DONE.search(line).groups() for line in lines
+                if ' ROLLBACK_' in line and DONE.search(line)]
+    assert rollback, lines
+    # the rollback of a create deletes what it made: counted, not 0 of 0
+    assert all(int(total) > 0 for _done, total in rollback), lines
+    assert rollback[-1][0] == rollback[-1][1], lines
+    assert lines[-1] == 'Stack %s ROLLBACK_COMPLETE' % stack_name
+
+    # a delete held at D, the first it deletes: the rows go as it runs
+    deleted = stack_name + '-d'
+    test_engine.create(heat, deleted, 'chain.yaml', 'D', actions=['delete'])
+    utils.wait_stack(heat, deleted, 'CREATE_COMPLETE')
+    heat.stacks.delete(deleted)
+    wait_held(heat_server, deleted, ['D'])
+    code, lines, err = watch_lines_while(
+        heat_server, deleted,
+        lambda: bp_v1.BreakpointManager(heat).continue_(deleted))
+    assert code == 0, err
+    totals = [int(DONE.search(line).group(2)) for line in lines
+              if DONE.search(line)]
+    assert totals and totals[0] == 4 and set(totals) == {4}, lines
+    assert ' 4 of 4 done ' in lines[-2], lines
+    assert lines[-1] == 'Stack %s DELETE_COMPLETE' % deleted

@@ -215,3 +215,14 @@ def test_client_text_of_a_planned_change():
     assert client_changes.text({'kind': 'replace', 'why': 'FAILED',
                                 'properties': {}}) == 'replace (FAILED)'
     assert client_changes.text(None) == ''
+
+
+def test_client_text_of_an_added_resource_leaves_out_unset_properties():
+    text = client_changes.text({
+        'kind': 'add', 'properties': {
+            'value': {'old': None, 'new': 'x'},
+            'fail': {'old': None, 'new': None},
+            'wait_secs': {'old': None, 'new': 0}}})
+    assert text.splitlines() == ['add', 'value: - -> "x"',
+                                 'wait_secs: - -> 0']
+    assert '- -> -' not in text

@@ -83,7 +83,8 @@ def app_graph(rows=ROWS):
 def test_text_tree_in_creation_order_with_nested_stack_inside():
     assert graph.text(app_graph()).splitlines() == [
         'app  CREATE_IN_PROGRESS',
-        '|-- db        CREATE_COMPLETE     [breakpoint: CREATE, disarmed]',
+        '|-- db        CREATE_COMPLETE     '
+        '[breakpoint: before CREATE, disarmed]',
         '|-- monitor   CREATE_FAILED       '
         '(Error: resources.monitor: it went wrong)',
         '|-- db_user   CREATE_COMPLETE     requires: db',
@@ -93,8 +94,8 @@ def test_text_tree_in_creation_order_with_nested_stack_inside():
         'requires: config',
         '    |-- web_2   CREATE_IN_PROGRESS  [held: before CREATE]  '
         'requires: config',
-        '    `-- lb      INIT_COMPLETE       [breakpoint: CREATE,UPDATE]  '
-        'requires: web_1, web_2',
+        '    `-- lb      INIT_COMPLETE       '
+        '[breakpoint: before CREATE,UPDATE]  requires: web_1, web_2',
     ]
 
 
@@ -105,7 +106,7 @@ def test_build_marks_held_armed_and_pattern_matches():
     # held wins over the breakpoint that holds it
     assert tier['web_1'].marks == []
     assert tier['lb'].held is None
-    assert tier['lb'].marks == ['breakpoint: CREATE,UPDATE']
+    assert tier['lb'].marks == ['breakpoint: before CREATE,UPDATE']
     assert tier['config'].marks == []
     assert nodes['web_tier'].nested and nodes['web_tier'].marks == []
     # a pattern matches at its own depth only
@@ -229,7 +230,7 @@ def test_order_survives_duplicates_cycles_and_a_long_chain():
     out = graph.text(found)
     assert time.monotonic() - start < 2
     assert [node.name for node in found.nodes] == names
-    assert out.count('[breakpoint: CREATE]') == count
+    assert out.count('[breakpoint: before CREATE]') == count
 
 
 def test_rows_without_action_or_with_new_states_still_mark():
@@ -238,10 +239,57 @@ def test_rows_without_action_or_with_new_states_still_mark():
             {'resource': 'monitor', 'action': 'DELETE', 'state': 'done'}]
     nodes = {node.name: node for node in app_graph(rows).nodes}
     assert nodes['db'].held == 'held: before'
-    assert nodes['db_user'].marks == ['breakpoint']
-    assert nodes['monitor'].marks == ['breakpoint: DELETE, done']
+    assert nodes['db_user'].marks == ['breakpoint: before']
+    assert nodes['monitor'].marks == ['breakpoint: before DELETE, done']
 
 
 def test_openstack_finds_the_command():
     mgr = stevedore.ExtensionManager('openstack.orchestration.v1')
     assert mgr['stack_breakpoint_graph'].plugin is osc_graph.GraphBreakpoint
+
+
+def test_rules_say_when_they_hold_and_only_before_is_a_stop_sign():
+    rows = [{'resource': '*', 'state': 'armed', 'when': 'failed',
+             'action': 'CREATE,UPDATE'},
+            {'resource': 'db', 'state': 'armed', 'when': 'after',
+             'action': 'CREATE'},
+            {'resource': 'app_tier/web_*', 'state': 'armed',
+             'when': 'changed', 'action': 'UPDATE'},
+            {'resource': 'db_user', 'state': 'armed', 'when': 'replaced',
+             'action': 'UPDATE'},
+            {'resource': 'web', 'state': 'armed', 'action': 'CREATE'},
+            {'resource': 'web_tier/web_1', 'state': 'held',
+             'action': 'CREATE', 'when': 'before'}]
+    found = app_graph(rows)
+    nodes = {node.name: node for node in found.nodes}
+    assert nodes['monitor'].marks == [
+        'breakpoint: on CREATE,UPDATE failure']
+    assert nodes['db'].marks == ['breakpoint: on CREATE,UPDATE failure',
+                                 'breakpoint: after CREATE']
+    assert 'breakpoint: before UPDATE if replaced' in nodes['db_user'].marks
+    assert not nodes['monitor'].stops_before and not nodes['db'].stops_before
+    out = graph.dot(found)
+    lines = {line.split(' [')[0].strip(): line for line in out.splitlines()
+             if '[label=' in line}
+    for line in lines.values():
+        assert line.count('fillcolor=') == 1, line
+    monitor = [line for line in lines.values() if 'label="monitor' in line]
+    assert 'dashed' in monitor[0] and 'octagon' not in monitor[0]
+    held = [line for line in lines.values() if 'label="web_1' in line]
+    assert 'fillcolor="#ffa94d"' in held[0] and 'octagon' in held[0]
+
+
+def test_a_group_is_a_group_and_its_members_sort_naturally():
+    resources = [{'path': ('grp',), 'status': 'CREATE_COMPLETE',
+                  'nested': True, 'type': 'OS::Heat::ResourceGroup'}]
+    resources += [{'path': ('grp', str(index)), 'status': 'CREATE_COMPLETE',
+                   'nested': True, 'type': 'member.yaml'}
+                  for index in (10, 2, 1, 0)]
+    resources += [{'path': ('grp', str(index), 'inner'),
+                   'status': 'CREATE_COMPLETE'} for index in (10, 2, 1, 0)]
+    found = graph.build('s', 'CREATE_COMPLETE', resources)
+    assert [node.name for node in found.nodes[0].children] == [
+        '0', '1', '2', '10']
+    out = graph.dot(found)
+    assert 'label="grp (group of 4: OS::Heat::ResourceGroup)' in out
+    assert 'label="10 (nested stack)' in out

@@ -22,6 +22,8 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.engine import progress as progress_engine
+from heatclient_ext.v1 import prompt
+from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch
 
 
@@ -155,7 +157,7 @@ def session(shots, answers='', interactive=False, cancel=None):
             raise shot
         return shot
 
-    return sess, out, mock.patch.object(watch, 'fetch', side_effect=fetch)
+    return sess, out, mock.patch.object(reading, 'fetch', side_effect=fetch)
 
 
 def test_exit_0_on_complete_and_one_line_per_change():
@@ -187,7 +189,9 @@ def test_exit_130_on_ctrl_c_touches_nothing():
 
 def test_bad_answer_releases_nothing_then_enter_steps_one():
     sess, out, patched = session(
-        [snap(rows=HELD), snap(rows=HELD[1:]), snap('CREATE_COMPLETE')],
+        # each answer is read against a refresh made just before it
+        [snap(rows=HELD), snap(rows=HELD), snap(rows=HELD), snap(rows=HELD),
+         snap('CREATE_COMPLETE')],
         answers='node_9\n\n', interactive=True)
     with patched:
         assert sess.run() == 0
@@ -198,12 +202,14 @@ def test_bad_answer_releases_nothing_then_enter_steps_one():
 
 
 def test_q_and_end_of_input_leave_the_operation_held():
-    for answers in ('q\n', ''):
-        sess, out, patched = session([snap(rows=HELD)], answers=answers,
-                                     interactive=True)
+    for answers, shots in (('q\n', 3), ('', 2)):
+        sess, out, patched = session([snap(rows=HELD)] * shots,
+                                     answers=answers, interactive=True)
         with patched:
             assert sess.run() == 0
-        assert 'left: the operation stays held at node_1' in out.getvalue()
+        assert 'left: the operation stays held at node_1, node_2, node_3; ' \
+            'run "openstack stack breakpoint watch -i s" to resume' in \
+            out.getvalue()
         assert sess.manager.calls == []
 
 
@@ -211,6 +217,7 @@ def test_cancel_releases_what_is_held_then_frees_rollback_holds():
     cancelled = []
     sess, out, patched = session(
         [snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
+         snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
          snap('ROLLBACK_IN_PROGRESS', rows=[row('node_2')]),
          snap('ROLLBACK_COMPLETE')],
         answers='cancel\n', interactive=True, cancel=cancelled.append)
@@ -292,3 +299,188 @@ def test_a_long_held_list_is_cut_on_the_screen():
     text = '\n'.join(watch.frame(snap(rows=many, held=30)))
     assert 'Held (30):' in text and 'node_011' in text
     assert 'node_012' not in text and '... and 18 more' in text
+
+
+# -- the prompt's words, by kind of hold ------------------------------------
+
+def failed_row(name='flaky', why='Error: resources.flaky: Test Resource '
+               'failed'):
+    found = row(name, breakpoint=name)
+    found.update(when='failed', why=why)
+    return found
+
+
+def test_enter_retries_a_failure_and_steps_the_others():
+    assert tuple(prompt.parse_answer('', [failed_row()])) == (
+        'retry', 'flaky')
+    after = dict(row('node_1'), when='after')
+    assert tuple(prompt.parse_answer('', [after])) == ('step', 'node_1')
+    assert 'Enter: retry it' in prompt.prompt_text([failed_row()])
+    assert prompt.prompt_text([failed_row()]).startswith(
+        'flaky failed. Retry it?')
+    assert 'Enter: step on' in prompt.prompt_text([after])
+    assert 'Enter: step it' in prompt.prompt_text(HELD)
+
+
+@pytest.mark.parametrize('text,expected', [
+    ('retry', ('retry', 'flaky')),
+    ('retry flaky', ('retry', 'flaky')),
+    ('?', ('help', None)),
+    ('help', ('help', None)),
+])
+def test_retry_and_help_answers(text, expected):
+    assert tuple(prompt.parse_answer(text, [failed_row()] + HELD)) == \
+        expected
+
+
+def test_retry_alone_needs_exactly_one_failure():
+    with pytest.raises(prompt.AnswerError, match='"retry" takes the'):
+        prompt.parse_answer('retry', HELD)
+
+
+def test_a_held_failure_shows_its_error_and_counts_as_failed():
+    shot = snap(rows=[failed_row()] + HELD[:1], held=2, complete=1)
+    text = '\n'.join(watch.frame(shot))
+    assert 'failed, held on failure: Error: resources.flaky: Test ' \
+        'Resource failed' in text
+    assert 'held 2  complete 1  failed 1 (1 held)' in text
+    assert 'failed 1 (1 held)' in watch.change_line(shot)
+
+
+def test_close_matches_come_closest_first_in_natural_order():
+    held = [row('node_%d' % index) for index in (1, 2, 3, 4)]
+    with pytest.raises(prompt.AnswerError) as caught:
+        prompt.parse_answer('node_9', held)
+    assert 'did you mean node_1, node_2, node_3?' in str(caught.value)
+    with pytest.raises(prompt.AnswerError) as caught:
+        prompt.parse_answer('nod_3', held)
+    assert 'did you mean node_3, node_1' in str(caught.value)
+
+
+def test_held_rows_sort_naturally():
+    rows = [row('grp/10'), row('grp/2'), row('grp/1')]
+    assert [r['resource'] for r in watch.held_rows(snap(rows=rows))] == [
+        'grp/1', 'grp/2', 'grp/10']
+
+
+# -- a small terminal -------------------------------------------------------
+
+def test_a_small_terminal_keeps_the_header_and_whole_names():
+    many = [row('node_%d' % index) for index in range(1, 9)]
+    shot = snap(rows=many, held=8)
+    shot.progress['events'] *= 8
+    lines = watch.frame(shot, log=['line %d' % n for n in range(6)],
+                        width=60, height=15, notes=['error: x'])
+    assert len(lines) <= 14  # and a line for the prompt
+    assert lines[0].startswith('Stack s  CREATE_IN_PROGRESS')
+    assert lines[-1] == 'error: x'
+    assert all(len(line) <= 60 for line in lines)
+    assert any(line.rstrip().endswith('at breakpoint node_*')
+               for line in lines)
+
+
+# -- the session while the prompt waits ------------------------------------
+
+def test_the_prompt_moves_on_when_its_resource_is_released_elsewhere():
+    released = dict(snap(rows=HELD[1:]).progress)
+    released['events'] = [{'time': '', 'resource': 'node_1',
+                           'action': 'CREATE', 'status': 'IN_PROGRESS',
+                           'reason': 'Breakpoint node_* released (clear)'}]
+    later = watch.Snapshot('s', 'id', 'CREATE_IN_PROGRESS', HELD[1:],
+                           released)
+    sess, out, patched = session([snap(rows=HELD), later, later,
+                                  snap('CREATE_COMPLETE')],
+                                 answers='\n', interactive=True)
+    typed = iter([None, ''])
+    sess.keys.read = lambda timeout: next(typed)
+    with patched:
+        assert sess.run() == 0
+    text = out.getvalue()
+    assert 'node_1 is no longer held: Breakpoint node_* released (clear)' \
+        in text
+    assert 'Release node_2?' in text
+    # Enter, typed after the prompt moved on, steps what it names now.
+    assert sess.manager.calls == [('release', 'node_2', 'step')]
+
+
+def test_q_after_the_operation_ended_says_so():
+    sess, out, patched = session([snap(rows=HELD), snap(rows=HELD),
+                                  snap('UPDATE_COMPLETE')],
+                                 answers='q\n', interactive=True)
+    with patched:
+        assert sess.run() == 0
+    assert 'left: the operation ended (UPDATE_COMPLETE)' in out.getvalue()
+    assert 'stays held' not in out.getvalue()
+
+
+def test_unreachable_heat_is_waited_for_then_given_up_on():
+    from keystoneauth1 import exceptions as ks_exc
+    now = [0.0]
+
+    def sleep(seconds):
+        now[0] += seconds
+
+    refused = ks_exc.ConnectFailure('Connection refused')
+    sess, out, patched = session([snap(), refused, refused, snap()] +
+                                 [refused] * 40)
+    sess.sleep = sleep
+    sess.reconnect = reading.Reconnect(10, clock=lambda: now[0])
+    with patched:
+        assert sess.run() == watch.EXIT_UNREACHABLE
+    text = out.getvalue()
+    assert 'reconnecting (try 1, 0 s of 10 s): Connection refused' in text
+    assert 'reconnected to Heat' in text
+    assert 'Heat unreachable for 10 s' in text
+    assert 9.9 <= now[0] <= 20
+
+
+def test_backoff_doubles_up_to_the_longest_wait():
+    now = [0.0]
+    again = reading.Reconnect(60, clock=lambda: now[0])
+    waits = []
+    for _try in range(6):
+        waits.append(again.failed(OSError('down')))
+        now[0] += waits[-1]
+    assert waits == [0.5, 1.0, 2.0, 4.0, 5.0, 5.0]
+    assert again.answered() is True and again.answered() is False
+
+
+# -- the line reader ---------------------------------------------------------
+
+def test_a_pipe_gives_lines_and_none_while_nothing_came():
+    import os
+
+    from heatclient_ext.v1 import keyboard
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, 'rb', buffering=0) as stdin:
+        lines = keyboard.LineReader(stdin)
+        assert lines.read(0.01) is None
+        os.write(write_end, b'set node_1\nc')
+        assert lines.read(1) == 'set node_1'
+        assert lines.read(0.01) is None
+        os.close(write_end)
+        assert lines.read(1) == 'c'
+        with pytest.raises(EOFError):
+            lines.read(1)
+
+
+def test_keys_edit_the_line():
+    from heatclient_ext.v1 import keyboard
+    echoed = []
+    lines = keyboard.LineReader(io.StringIO(), echo=echoed.append)
+    for char in 'nodx\x7fe_1':
+        assert lines._key(char) is None
+    assert lines.typed == 'node_1'
+    assert lines._key('\r') == 'node_1' and lines.typed == ''
+    with pytest.raises(EOFError):
+        lines._key('\x04')
+
+
+def test_holds_deeper_than_the_depth_watched_are_said():
+    shot = snap(rows=[], done=1)._replace(deeper=2)
+    assert 'Nothing held; 2 held deeper than --nested-depth' in '\n'.join(
+        watch.frame(shot))
+    assert watch.change_line(shot).endswith(
+        '| 2 held deeper than --nested-depth')
+    assert '1 more held deeper' in '\n'.join(
+        watch.frame(snap(rows=HELD[:1])._replace(deeper=1)))

@@ -1,0 +1,307 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""What one refresh of the live session reads, and riding out an outage.
+
+:func:`fetch` reads the breakpoints view with ``?progress=1``: one
+request whatever the stack's size or history. Against a Heat without
+the view's progress (stock Heat, or an older plugin) a refresh falls
+back to the resource list and the latest events (:func:`fetch_without_view`).
+
+A session watches operations that last minutes or hours, across a
+restart of heat-api or a dropped connection: :class:`Reconnect` tells the
+loop how long to wait before the next try, and when to give up
+(:class:`GaveUp`), instead of ending the session at the first refused
+connection with the exit code of a failed stack.
+"""
+
+import collections
+import re
+import time
+import urllib.parse
+
+from heatclient import exc as heat_exc
+from keystoneauth1 import exceptions as ks_exc
+
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import breakpoints as bp_v1
+
+STATES = ('waiting', 'in_progress', 'held', 'complete', 'failed')
+EVENTS = 8
+#: Seconds the session keeps trying to reach Heat before it gives up.
+RECONNECT_TIMEOUT = 60.0
+#: The first wait between tries, doubled each time up to the longest.
+FIRST_WAIT, LONGEST_WAIT = 0.5, 5.0
+
+#: What says that Heat is not reachable now (rather than a refusal).
+UNREACHABLE = (ks_exc.ConnectionError, heat_exc.CommunicationError,
+               heat_exc.HTTPBadGateway, heat_exc.ServiceUnavailable)
+
+#: ``deeper``: how many resources are held below ``--nested-depth``.
+Snapshot = collections.namedtuple(
+    'Snapshot', ('stack_name', 'stack_id', 'status', 'rows', 'progress',
+                 'deeper'), defaults=(0,))
+
+
+class GaveUp(Exception):
+    """Heat stayed unreachable for longer than the session waits."""
+
+
+class Reconnect:
+    """When to try again after Heat could not be reached, and when not."""
+
+    def __init__(self, timeout=RECONNECT_TIMEOUT, clock=time.monotonic):
+        self.timeout = timeout
+        self.clock = clock
+        self.since = None
+        self.tries = 0
+        self.reason = ''
+
+    @property
+    def waiting(self):
+        return self.since is not None
+
+    def failed(self, exc):
+        """The seconds to wait before the next try.
+
+        :class:`GaveUp` after ``timeout`` seconds without an answer.
+        """
+        now = self.clock()
+        if self.since is None:
+            self.since = now
+        self.tries += 1
+        self.reason = _short_reason(exc)
+        waited = now - self.since
+        if waited >= self.timeout:
+            raise GaveUp(_('Heat unreachable for %(seconds)d s '
+                           '(%(tries)d tries): %(reason)s') % {
+                               'seconds': waited, 'tries': self.tries,
+                               'reason': self.reason})
+        wait = min(LONGEST_WAIT, FIRST_WAIT * 2 ** (self.tries - 1))
+        return min(wait, max(0.1, self.timeout - waited))
+
+    def text(self):
+        """``reconnecting (try 3, 4 s of 60 s): <reason>``."""
+        return _('reconnecting (try %(tries)d, %(waited)d s of %(timeout)d '
+                 's): %(reason)s') % {
+                     'tries': self.tries,
+                     'waited': self.clock() - self.since,
+                     'timeout': self.timeout, 'reason': self.reason}
+
+    def answered(self):
+        """Heat answered: True if it ended an outage (counted anew)."""
+        was = self.since is not None
+        self.since, self.tries, self.reason = None, 0, ''
+        return was
+
+
+class SteadyTotals:
+    """Totals that do not shrink while one operation runs.
+
+    Heat removes a resource's row once it is deleted (a delete, the
+    rollback of a create): the view counts what is left, so its total
+    would shrink. Within one operation of one stack the largest total
+    seen stays the total, and what is gone from it counts as done.
+    """
+
+    def __init__(self):
+        self.key = None
+        self.most = 0
+
+    def apply(self, snap):
+        progress = snap.progress
+        if not progress:
+            return snap
+        key = (snap.stack_id, (snap.status or '').split('_', 1)[0])
+        if key != self.key:
+            self.key, self.most = key, 0
+        total = progress.get('total') or 0
+        if total >= self.most:
+            self.most = total
+            return snap
+        gone = self.most - total
+        counts = dict(progress.get('counts') or {})
+        counts['complete'] = counts.get('complete', 0) + gone
+        return snap._replace(progress=dict(
+            progress, total=self.most, counts=counts,
+            done=(progress.get('done') or 0) + gone))
+
+
+def gone(last, status):
+    """The snapshot of a stack the view no longer has (a delete ended)."""
+    progress = last.progress
+    if status == 'DELETE_COMPLETE' and progress:
+        total = progress.get('total') or 0
+        progress = dict(progress, done=total, counts=dict(
+            dict.fromkeys(STATES, 0), complete=total))
+    return last._replace(status=status, rows=[], progress=progress)
+
+
+def _short_reason(exc):
+    """The first clause of a connection error, its URL cut to the host."""
+    text = exceptions.one_line(exc).split(': ', 1)[0] or type(exc).__name__
+    return re.sub(r'(https?://[^/\s]+)\S*', r'\1', text)
+
+
+def _view_path(stack, nested_depth, progress=True):
+    query = {'progress': 1} if progress else {}
+    if nested_depth is not None:
+        query['nested_depth'] = nested_depth
+    return '/stacks/%s/breakpoints?%s' % (
+        urllib.parse.quote(stack, safe='/'), urllib.parse.urlencode(query))
+
+
+def fetch(client, stack, nested_depth=None):
+    """One refresh: a :class:`Snapshot` from one request to the view.
+
+    ``progress`` of the snapshot is None when the server's view has no
+    progress (the caller may then use :func:`fetch_without_view`).
+    Returns None when the server has no breakpoints view at all.
+    """
+    try:
+        body = client.http_client.get(_view_path(stack, nested_depth)).json()
+    except heat_exc.HTTPNotFound:
+        return None
+    except UNREACHABLE:
+        raise
+    except heat_exc.HTTPException as exc:
+        raise exceptions.BreakpointCommandError(
+            _('Cannot watch %(stack)s: %(reason)s') % {
+                'stack': stack, 'reason': exceptions.one_line(exc)})
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or 'breakpoints' not in body:
+        return None
+    found = body.get('stack') or {}
+    return Snapshot(found.get('stack_name'), found.get('id'),
+                    found.get('stack_status') or '',
+                    list(body['breakpoints']), body.get('progress'))
+
+
+def fetch_without_view(client, stack, nested_depth=None):
+    """The same from stock calls: stack, resource list, latest events."""
+    manager = bp_v1.BreakpointManager(client)
+    st = manager.get_stack(stack)
+    ident = '%s/%s' % (st.stack_name, st.id)
+    armed = manager.armed(ident)
+    depth = manager._depth(armed, nested_depth)
+    tree = manager._resources(ident, depth)
+    rows = manager.held(st, armed, nested_depth, tree=tree)
+    rows += manager._armed_rows(st, armed, rows)
+    return Snapshot(st.stack_name, st.id, st.stack_status or '', rows,
+                    stock_progress(client, st, tree, rows, depth, manager))
+
+
+def stock_progress(client, st, tree, rows, depth, manager):
+    """Counts from resource states, as well as stock Heat tells them."""
+    action = (st.stack_status or '').split('_', 1)[0]
+    held = {row['resource'] for row in rows if row['state'] == bp_v1.HELD}
+    counts = dict.fromkeys(STATES, 0)
+    for res in tree:
+        status = res.status
+        if res.path_name in held:
+            state = 'held'
+        elif status.endswith('_IN_PROGRESS'):
+            state = 'in_progress'
+        elif status.endswith('_FAILED'):
+            state = 'failed'
+        elif status == '%s_COMPLETE' % action:
+            state = 'complete'
+        else:
+            state = 'waiting'
+        counts[state] += 1
+    kwargs = {'nested_depth': depth} if depth else {}
+    try:
+        listed = client.events.list('%s/%s' % (st.stack_name, st.id),
+                                    sort_dir='desc', limit=EVENTS, **kwargs)
+    except heat_exc.HTTPException:
+        listed = []
+    events = [{'time': getattr(ev, 'event_time', '') or '',
+               'resource': getattr(ev, 'resource_name', '') or '',
+               'action': (getattr(ev, 'resource_status', '') or ''
+                          ).split('_', 1)[0],
+               'status': (getattr(ev, 'resource_status', '') or ''
+                          ).partition('_')[2],
+               'reason': getattr(ev, 'resource_status_reason', '') or ''}
+              for ev in reversed(list(listed))]
+    started = manager._operation_start(st)
+    return {'counts': counts, 'total': sum(counts.values()),
+            'done': counts['complete'], 'events': events,
+            'elapsed': _seconds_since(started),
+            'timeout_remaining': manager._timeout_remaining(st)}
+
+
+def _seconds_since(started):
+    if started is None:
+        return 0
+    from oslo_utils import timeutils
+    return max(0, int((timeutils.utcnow() - started).total_seconds()))
+
+
+FALLBACK_NOTE = _('Note: this Heat has no breakpoints view with progress: '
+                  'each refresh lists every resource (slower)')
+
+
+class Reader:
+    """The latest snapshot of one stack's operation, read on demand.
+
+    Follows the stack it first found (not a later one given the same
+    name), falls back once to stock calls (``say`` tells the user), and
+    keeps the totals steady within an operation.
+    """
+
+    def __init__(self, client, stack, nested_depth=None, say=None):
+        self.client = client
+        self.manager = bp_v1.BreakpointManager(client)
+        self.stack = stack
+        self.nested_depth = nested_depth
+        self.say = say or (lambda text: None)
+        self.without_view = False
+        self.totals = SteadyTotals()
+        self.snap = None
+
+    def _held_deeper(self, snap):
+        """How many are held below the depth watched (one more request)."""
+        try:
+            body = self.client.http_client.get(
+                _view_path(self.stack, None, progress=False)).json()
+        except (heat_exc.HTTPException, ValueError):
+            return 0
+        seen = {row['resource'] for row in snap.rows
+                if row.get('state') == bp_v1.HELD}
+        return sum(1 for row in body.get('breakpoints') or ()
+                   if row.get('state') == bp_v1.HELD and
+                   row.get('resource') not in seen)
+
+    def refresh(self):
+        """A new :class:`Snapshot`; :data:`UNREACHABLE` errors go up."""
+        snap = None
+        if not self.without_view:
+            snap = fetch(self.client, self.stack, self.nested_depth)
+        if snap is None and self.snap is not None and \
+                not self.without_view:
+            # The view had it: the stack is gone (a delete finished).
+            st = self.manager.get_stack(self.stack)
+            snap = gone(self.snap, st.stack_status or '')
+        if snap is None or snap.progress is None:
+            snap = fetch_without_view(self.client, self.stack,
+                                      self.nested_depth)
+            if not self.without_view:
+                self.without_view = True
+                self.say(FALLBACK_NOTE)
+        if snap.stack_id:
+            self.stack = '%s/%s' % (snap.stack_name, snap.stack_id)
+        if self.nested_depth is not None and not self.without_view and \
+                snap.status.endswith('_IN_PROGRESS'):
+            snap = snap._replace(deeper=self._held_deeper(snap))
+        self.snap = snap = self.totals.apply(snap)
+        return snap
