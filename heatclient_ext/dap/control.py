@@ -25,6 +25,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import prompt
 from heatclient_ext.v1 import watch
 
 
@@ -149,6 +150,12 @@ class Control:
             _rows, result = self.manager.clear(self.stack, arg)
             return _('cleared %(name)s (%(result)s)') % {
                 'name': arg, 'result': result}
+        if verb == watch.RETRY:
+            self.resumed(None, [r for r in held if r['resource'] == arg])
+            self.retry(arg)
+            return _('retrying %s') % arg
+        if verb == watch.HELP:
+            return '\n'.join(prompt.HELP_LINES)
         if verb == watch.CANCEL:
             self.cancel()
             return _('cancelled')
