@@ -82,6 +82,21 @@ COMMAND_PATH_KEY = 'breakpoint_path'
 COMMAND_WHEN_KEY = 'breakpoint_when'
 
 
+# C0 and C1 control characters and DEL: a terminal acts on them.
+_CONTROL_RE = re.compile('[\x00-\x1f\x7f-\x9f]')
+
+
+def printable(text) -> str:
+    """``text`` with its control characters escaped (``\\x1b``, ``\\n``).
+
+    For whatever a user chose (a breakpoint, a path) on its way into a
+    log line or an event reason, which stock clients print as they are.
+    """
+    return _CONTROL_RE.sub(
+        lambda found: found.group().encode('unicode_escape').decode('ascii'),
+        str(text))
+
+
 def held(name: str, action: str, hook: str, when: str = 'before') -> str:
     """The reason of a hit: before (the default), after or failed."""
     text = {'after': HELD_AFTER, 'failed': HELD_FAILED}.get(when, HELD)

@@ -191,6 +191,10 @@ def command(stack, path: str, kind: str,
         _refuse('Nothing is running in stack %s (%s_%s): %s applies to a '
                 'running operation' % (root.name, root.action, root.status,
                                        _WORDS[kind]))
+    if operations.forward_ended(root.id, root.current_traversal) == \
+            operations.CANCELLED:
+        _refuse('The operation of stack %s was cancelled: it rolls back, '
+                'and %s no longer applies' % (root.name, _WORDS[kind]))
     if root.action.lower() not in breakpoints.WHEN_ACTIONS[when]:
         _refuse('A breakpoint %s applies to %s only; stack %s is running '
                 '%s' % (when, ', '.join(breakpoints.WHEN_ACTIONS[when]),

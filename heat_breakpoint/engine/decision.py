@@ -114,6 +114,13 @@ def rules(env_breakpoints, state: operations.State) -> list:
     why = ''
     if state.mode == operations.CONTINUE:
         why = 'continue'
+    elif state.mode == operations.CANCEL:
+        # Nothing holds once a cancel was asked: the rollback runs.
+        return [Rule(rule.breakpoint, rule.source, armed=False,
+                     why='cancel', exact=rule.exact,
+                     first_only=rule.first_only) for rule in found] + [
+            Rule(bp, ENVIRONMENT, armed=False, why='cancel')
+            for bp in env_breakpoints]
     elif state.mode == operations.RUN_TO:
         to = [rule.name for rule in found if rule.source == RUN_TO]
         why = 'run to %s' % ', '.join(to) if to else 'run to'

@@ -18,7 +18,11 @@
   the environment names them (``step`` arms the next resources, ``set``
   arms one), or not to hold although one does (``clear``);
 * the pause clock: how long the operation had something held, so that by
-  default time spent at a breakpoint does not count against the timeout.
+  default time spent at a breakpoint does not count against the timeout;
+* ``cancel``: a cancel was asked for the operation. From then on nothing
+  holds and no release resumes its forward work (:func:`forward_ended`),
+  whoever sends it and however soon after the cancel: Heat starts the
+  rollback in a thread of its own, after the cancel request returned.
 
 Nested stacks run traversals of their own, so rows are keyed by the root
 stack and the root stack's traversal, which stays the same for the whole
@@ -55,6 +59,7 @@ STEP = 'step'
 STEP_INTO = 'into'  # the first resources of the nested stack at this path
 SET = 'set'
 CLEAR = 'clear'
+CANCEL = 'cancel'
 # A target's kind may name the hold's ``when`` (``set@after``); a cleared
 # one the kind it had (``clear:set``). Both fit the kind column.
 _WHEN_MARK, _ORIGIN_MARK = '@', ':'
@@ -222,7 +227,8 @@ def mark(stack, mode: str = CONTINUE) -> None:
     """Record how the user wants the running operation to go on.
 
     ``continue`` and ``continue --to`` end what was said before them:
-    the targets go (``--to`` then adds its own).
+    the targets go (``--to`` then adds its own). A cancel stays: nothing
+    said after it changes it.
     """
     forget(stack)
     key = root_operation(stack)
@@ -234,9 +240,57 @@ def mark(stack, mode: str = CONTINUE) -> None:
             conn.execute(operations.insert().values(
                 root_stack_id=key[0], traversal=key[1], mode=mode,
                 created_at=timeutils.utcnow()))
-        elif found.mode != mode:
+        elif found.mode not in (mode, CANCEL):
             conn.execute(operations.update().where(
                 _where(operations, key)).values(mode=mode))
+
+
+def cancel_asked(stack) -> None:
+    """A cancel was asked for the operation running ``stack``.
+
+    Written before Heat starts the rollback (or stops the traversal), so
+    a release sent right after the cancel finds it.
+    """
+    mark(stack, CANCEL)
+
+
+_FORWARD_QUERY = sa.select(
+    sa.column('action'), sa.column('status'), sa.column('status_reason'),
+    sa.column('current_traversal'),
+    sa.select(operations.c.mode).where(
+        operations.c.root_stack_id == sa.bindparam('root_stack_id'),
+        operations.c.traversal == sa.bindparam('traversal'))
+    .scalar_subquery().label('mode'),
+).select_from(sa.table('stack')).where(
+    sa.column('id') == sa.bindparam('root_stack_id'))
+
+#: How :func:`forward_ended` says an operation's forward work ended.
+CANCELLED = 'cancelled'
+SUPERSEDED = 'superseded'
+_CANCELLED_SUFFIX = ' cancelled'  # Heat's "Stack UPDATE cancelled"
+
+
+def forward_ended(root_id: str, root_traversal: str):
+    """Whether the root operation's forward work may no longer go on.
+
+    None while it runs forward. :data:`CANCELLED` once a cancel was asked
+    (our mark), the root rolls back, or Heat stopped it as cancelled;
+    :data:`SUPERSEDED` once a newer operation replaced it. Read from the
+    database now, not from any Stack object: the cancel may have been
+    served by another engine a moment ago.
+    """
+    rows = reader.read(_engine(), _FORWARD_QUERY,
+                       {'root_stack_id': root_id,
+                        'traversal': root_traversal})
+    if not rows:
+        return SUPERSEDED  # the stack is gone
+    row = rows[0]
+    if (row.mode == CANCEL or row.action == 'ROLLBACK' or
+            (row.status_reason or '').endswith(_CANCELLED_SUFFIX)):
+        return CANCELLED
+    if row.current_traversal != root_traversal:
+        return SUPERSEDED
+    return None
 
 
 @_retry_races

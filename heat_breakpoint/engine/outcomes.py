@@ -36,6 +36,7 @@ from heat.common import exception
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 from heat_breakpoint import reasons
@@ -43,7 +44,7 @@ from heat_breakpoint import reasons
 LOG = logging.getLogger(__name__)
 
 # Resource data key: what the re-dispatched check of a released hold does.
-RESUME_KEY = 'breakpoint_resume'
+RESUME_KEY = holds.RESUME_KEY
 PROPAGATE = 'propagate'
 FAIL = 'fail'
 
@@ -170,7 +171,7 @@ def check_release(rsrc, details) -> None:
     how = details.get(reasons.SIGNAL_KEY)
     if how not in (reasons.RELEASE_RETRY, reasons.RELEASE_STEP):
         return
-    record = parking.record_of(rsrc)
+    record = holds.record_of(rsrc)
     if record is None or record['hook'] != details['unset_hook']:
         if how == reasons.RELEASE_RETRY:
             raise exception.InvalidBreakPointHook(
@@ -183,7 +184,7 @@ def check_release(rsrc, details) -> None:
 
 
 def released(rsrc, record, how: str) -> None:
-    """Called by :func:`parking.release` for a hold after or on failure.
+    """Called by :func:`releases.release` for a hold after or on failure.
 
     The hold is claimed (its state restored); say what the re-dispatched
     check does.
@@ -193,7 +194,7 @@ def released(rsrc, record, how: str) -> None:
         _note(rsrc, record, PROPAGATE)
     elif when == breakpoints.FAILED and how == reasons.RELEASE_RETRY:
         # As before the action: the check runs it again.
-        parking._set_state(rsrc, *record['before'])
+        holds.set_state(rsrc, *record['before'])
     elif when == breakpoints.FAILED:
         _note(rsrc, record, FAIL, error=record.get('error', ''))
 
