@@ -100,11 +100,12 @@ def printable(text) -> str:
 def held(name: str, action: str, hook: str, when: str = 'before') -> str:
     """The reason of a hit: before (the default), after or failed."""
     text = {'after': HELD_AFTER, 'failed': HELD_FAILED}.get(when, HELD)
-    return text % {'name': name, 'action': action, 'hook': hook}
+    return text % {'name': printable(name), 'action': action, 'hook': hook}
 
 
 def held_change(name: str, action: str, change: str) -> str:
-    return HELD_CHANGE % {'name': name, 'action': action, 'change': change}
+    return HELD_CHANGE % {'name': printable(name), 'action': action,
+                          'change': change}
 
 
 def parse_held(reason: str | None) -> dict | None:
@@ -136,8 +137,8 @@ def parse_held(reason: str | None) -> dict | None:
 
 
 def released(name: str, how: str) -> str:
-    return RELEASED % {'name': name, 'how': how}
+    return RELEASED % {'name': printable(name), 'how': printable(how)}
 
 
 def commanded(name: str, command: str) -> str:
-    return COMMANDED[command] % {'name': name}
+    return COMMANDED[command] % {'name': printable(name)}

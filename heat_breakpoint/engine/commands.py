@@ -183,6 +183,7 @@ def command(stack, path: str, kind: str,
     if when not in breakpoints.WHENS:
         _refuse('unknown when %r (allowed: %s)'
                 % (when, ', '.join(breakpoints.WHENS)))
+    _parse(path, when)
     root = _root(stack)
     if not root.convergence:
         _refuse('%s needs the convergence engine; stack %s runs on the '
@@ -217,6 +218,22 @@ def command(stack, path: str, kind: str,
     return {'resource': full, 'command': kind, 'result': result}
 
 
+def _parse(path: str, when: str) -> None:
+    """Every path of every command passes the model's parser first."""
+    try:
+        breakpoints.parse_pattern(path, when=when)
+    except breakpoints.BreakpointError as exc:
+        _refuse(str(exc))
+
+
+def _add(root, full: str, kind: str) -> None:
+    try:
+        operations.add_targets(root, [full], kind,
+                               limit=operations.MAX_TARGETS)
+    except operations.TooManyTargets as exc:
+        _refuse('Stack %s: %s' % (root.name, exc))
+
+
 def _prefix(stack) -> tuple:
     if not stack.owner_id:
         return ()
@@ -228,16 +245,17 @@ def _apply(root, full: str, kind: str, state: str) -> str:
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
                 % (full, _WORDS[base]))
+    _parse(full, operations.split_kind(kind)[1])
     if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
-        operations.add_targets(root, [full], kind)
+        _add(root, full, kind)
         return ARMED
     if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
             return state
-        operations.add_targets(root, [full], kind)
+        _add(root, full, kind)
         return DISARMED
     operations.mark(root, operations.RUN_TO)
-    operations.add_targets(root, [full], kind)
+    _add(root, full, kind)
     return RUNNING_TO

@@ -99,6 +99,24 @@ def _target(path: str, kind: str) -> Rule:
                 first_only=base == operations.STEP_INTO)
 
 
+_MALFORMED_SEEN = set()
+_MALFORMED_SEEN_MAX = 1024
+
+
+def _malformed(path: str, exc) -> None:
+    """Say once per engine that a stored target cannot be read.
+
+    Every check and every view request reads all the targets; a line per
+    target and read would flood the log with what the user typed.
+    """
+    seen = hash(path)
+    if seen in _MALFORMED_SEEN or len(_MALFORMED_SEEN) >= \
+            _MALFORMED_SEEN_MAX:
+        return
+    _MALFORMED_SEEN.add(seen)
+    LOG.warning('Ignoring a malformed breakpoint target: %s', exc)
+
+
 def rules(env_breakpoints, state: operations.State) -> list:
     """The rules of an operation, in the order they are tried.
 
@@ -109,8 +127,8 @@ def rules(env_breakpoints, state: operations.State) -> list:
     for path, kind in sorted(state.targets.items()):
         try:
             found.append(_target(path, kind))
-        except breakpoints.BreakpointError:
-            LOG.error('Ignoring malformed breakpoint target %r', path)
+        except breakpoints.BreakpointError as exc:
+            _malformed(path, exc)
     why = ''
     if state.mode == operations.CONTINUE:
         why = 'continue'

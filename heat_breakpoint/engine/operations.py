@@ -293,13 +293,39 @@ def forward_ended(root_id: str, root_traversal: str):
     return None
 
 
+#: How many targets ``set``, ``clear`` and ``step`` may add to one
+#: operation: each is read by every check of the operation.
+MAX_TARGETS = 1000
+
+
+class TooManyTargets(ValueError):
+    """Adding the targets would take the operation past its limit."""
+
+    def __init__(self, stored: int, adding: int, limit: int):
+        super().__init__(
+            'this operation has %d breakpoint targets already and %d more '
+            'would pass the limit of %d; use continue, or clear a pattern '
+            'instead of each resource' % (stored, adding, limit))
+        self.stored, self.adding, self.limit = stored, adding, limit
+
+
+def count_targets(stack) -> int:
+    """How many targets the running operation has."""
+    key = root_operation(stack)
+    with _engine().connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(
+            targets).where(_where(targets, key))).scalar()
+
+
 @_retry_races
-def add_targets(stack, paths, kind: str) -> None:
+def add_targets(stack, paths, kind: str, limit=None) -> None:
     """Hold (or, for CLEAR, do not hold) these resource paths.
 
     One transaction and a statement per step (read, insert the new,
     update the known), however many paths: a step from a resource many
-    others wait on arms them all at once.
+    others wait on arms them all at once. ``limit``: refuse
+    (:class:`TooManyTargets`, nothing written) when the operation would
+    then have more targets.
     """
     forget(stack)
     key = root_operation(stack)
@@ -312,6 +338,12 @@ def add_targets(stack, paths, kind: str) -> None:
                 _where(targets, key),
                 targets.c.path_digest.in_(sorted(by_digest)))
             .with_for_update()).all())
+        adding = len(by_digest) - len(found)
+        if limit is not None and adding:
+            stored = conn.execute(sa.select(sa.func.count()).select_from(
+                targets).where(_where(targets, key))).scalar()
+            if stored + adding > limit:
+                raise TooManyTargets(stored, adding, limit)
 
         def stored(digest):
             if split_kind(kind)[0] == CLEAR:

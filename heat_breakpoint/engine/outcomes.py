@@ -38,7 +38,9 @@ from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import stepping
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
@@ -181,6 +183,21 @@ def check_release(rsrc, details) -> None:
     why = refusal(record, how, rsrc.resource_id)
     if why:
         raise exception.InvalidBreakPointHook(message=why)
+    if how == reasons.RELEASE_STEP and 'traversal' in record:
+        _check_step_room(rsrc, record)
+
+
+def _check_step_room(rsrc, record) -> None:
+    """A step may not take its operation past its number of targets."""
+    stored = operations.count_targets(rsrc.stack)
+    adding = len(stepping.next_resources(
+        rsrc, record['action'], into=record.get('when') not in
+        holds.DONE_WHENS))
+    if stored + adding > operations.MAX_TARGETS:
+        raise exception.InvalidBreakPointHook(
+            message='Cannot step from %s: %s' % (
+                rsrc.name, operations.TooManyTargets(
+                    stored, adding, operations.MAX_TARGETS)))
 
 
 def released(rsrc, record, how: str) -> None:

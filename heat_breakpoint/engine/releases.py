@@ -103,8 +103,7 @@ def release(rsrc, details) -> None:
     shown = how
     if how == reasons.RELEASE_RUN_TO and convergence:
         shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
-    events.record(rsrc, reasons.released(
-        reasons.printable(record['breakpoint']), reasons.printable(shown)))
+    events.record(rsrc, reasons.released(record['breakpoint'], shown))
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,
                 notify.payload(rsrc, path, record['action'],
