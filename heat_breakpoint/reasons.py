@@ -37,6 +37,7 @@ COMMANDED = {
     'to': 'Running to %(name)s: the other breakpoints are off for this '
           'operation',
 }
+CONTINUED = 'Continue: every breakpoint is off for this operation'
 
 # A hold that depends on what the update will do (``when: changed`` or
 # ``replaced``) names the planned change instead of the hook.

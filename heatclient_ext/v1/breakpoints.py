@@ -294,7 +294,14 @@ class BreakpointManager(stock.StockListing):
         breakpoints (all but ``to``, when given); stock Heat still holds
         at them (rows say ``form``).
         """
-        st, rows = self.held_now(stack, nested_depth)
+        st, found = self.current(stack, nested_depth)
+        rows = [row for row in found if row['state'] == HELD]
+        if to is None and not rows and _running(st) and \
+                self.view(_ident(st)) is not None:
+            # Nothing held yet: the engine disarms every breakpoint for
+            # the rest of the operation; the armed rows say which.
+            self._continue_command(st)
+            return [row for row in found if row['state'] == ARMED]
         if to is None:
             return self.release(stack, how=reasons.RELEASE_CONTINUE,
                                 rows=rows)
@@ -308,6 +315,14 @@ class BreakpointManager(stock.StockListing):
         for row in rows:
             self._signal(row, reasons.RELEASE_RUN_TO)
         return rows
+
+    def _continue_command(self, st):
+        try:
+            self.client.resources.signal(
+                stack_id=_ident(st), resource_name=st.stack_name,
+                data={reasons.COMMAND_KEY: 'continue'})
+        except heat_exc.HTTPException as exc:
+            raise _error('%(reason)s', reason=_server_words(exc))
 
     def _runtime_state(self, stack, name, what):
         """What the running operation does at ``name`` (the view's word).
@@ -375,9 +390,8 @@ class BreakpointManager(stock.StockListing):
                 raise _error(_('%(name)s is already done in this '
                                'operation: a breakpoint there would never '
                                'hold'), name=name)
-            if found['state'] == HELD or (
-                    found['state'] == ARMED and
-                    found.get('when', breakpoints.BEFORE) == when):
+            if found['state'] in (HELD, ARMED) and \
+                    found.get('when', breakpoints.BEFORE) == when:
                 return 'already ' + found['state']
         self.command(st, name, 'set', when)
         return ARMED
