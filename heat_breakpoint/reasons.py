@@ -69,6 +69,9 @@ RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
 RELEASE_SUPERSEDED = 'superseded by a newer operation'
+# With a continue: how many nested stacks down it disarms breakpoints
+# (``--nested-depth``); without, every level.
+SIGNAL_DEPTH_KEY = 'breakpoint_depth'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
             RELEASE_RETRY)
 

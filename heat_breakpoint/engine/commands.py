@@ -190,7 +190,7 @@ def root_started_row(root: dict):
 
 
 def command(stack, path: str, kind: str,
-            when: str = breakpoints.BEFORE) -> dict:
+            when: str = breakpoints.BEFORE, depth=None) -> dict:
     """Arm, disarm or run to ``path`` (below ``stack``) in its operation.
 
     Nothing is released. Returns ``{'resource', 'command', 'result'}``.
@@ -220,7 +220,7 @@ def command(stack, path: str, kind: str,
                 '%s' % (when, ', '.join(breakpoints.WHEN_ACTIONS[when]),
                         root.name, root.action))
     if kind == operations.CONTINUE:
-        return _continue(root)
+        return _continue(root, depth)
     if any(c in path for c in '*?['):
         # A pattern names breakpoints, not one resource: clear only.
         if kind != operations.CLEAR:
@@ -255,7 +255,7 @@ def _add(root, full: str, kind: str) -> None:
         _refuse('Stack %s: %s' % (root.name, exc))
 
 
-def _continue(root) -> dict:
+def _continue(root, depth=None) -> dict:
     """Disarm every breakpoint for the rest of the operation.
 
     What ``continue`` does when nothing is held yet (with holds, their
@@ -264,7 +264,7 @@ def _continue(root) -> dict:
     disarmed = sorted({rule.name for rule in decision.rules(
         decision.operation_breakpoints(root), operations.read(root))
         if rule.armed})
-    operations.mark(root, operations.CONTINUE)
+    operations.mark(root, operations.continue_mode(depth))
     events.record_stack(root, reasons.CONTINUED)
     return {'resource': '', 'command': operations.CONTINUE,
             'result': DISARMED, 'disarmed': disarmed}

@@ -61,7 +61,9 @@ class Rule:
     what disarmed it (``continue``, ``clear``, ``run to R``). ``exact``:
     it names one resource (a command's target), which beats any pattern.
     ``first_only``: it holds only the first resources of a nested stack
-    (a step into it).
+    (a step into it). ``upto``/``beyond``: it applies only to resources
+    at most / more than that many nested stacks down (``continue
+    --nested-depth N`` disarms the first N levels only).
     """
 
     breakpoint: breakpoints.Breakpoint
@@ -70,10 +72,17 @@ class Rule:
     why: str = ''
     exact: bool = False
     first_only: bool = False
+    upto: typing.Optional[int] = None
+    beyond: typing.Optional[int] = None
 
     @property
     def name(self) -> str:
         return self.breakpoint.name
+
+    def reaches(self, path) -> bool:
+        depth = len(path) - 1
+        return ((self.upto is None or depth <= self.upto) and
+                (self.beyond is None or depth > self.beyond))
 
 
 def enabled() -> bool:
@@ -130,7 +139,14 @@ def rules(env_breakpoints, state: operations.State) -> list:
         except breakpoints.BreakpointError as exc:
             _malformed(path, exc)
     why = ''
-    if state.mode == operations.CONTINUE:
+    continued, depth = operations.continue_depth(state.mode)
+    if continued and depth is not None:
+        for bp in env_breakpoints:
+            found.append(Rule(bp, ENVIRONMENT, armed=False, why='continue',
+                              upto=depth))
+            found.append(Rule(bp, ENVIRONMENT, beyond=depth))
+        return found
+    if continued:
         why = 'continue'
     elif state.mode == operations.CANCEL:
         # Nothing holds once a cancel was asked: the rollback runs.
@@ -166,6 +182,8 @@ def explain(found, path, action: str, when: str = breakpoints.BEFORE,
     disarmed = None
     for rule in found:
         if rule.first_only and not first:
+            continue
+        if not rule.reaches(path):
             continue
         if not rule.breakpoint.matches(path, action, when):
             continue

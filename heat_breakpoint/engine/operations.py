@@ -67,6 +67,34 @@ _KIND_LENGTH = 16
 _BEFORE = 'before'
 
 
+_DEPTH_MARK = '@'
+
+
+def continue_mode(depth=None) -> str:
+    """The stored mode of a continue: every level, or the first ``depth``."""
+    return CONTINUE if depth is None else '%s%s%d' % (CONTINUE, _DEPTH_MARK,
+                                                      depth)
+
+
+def continue_depth(mode) -> tuple:
+    """``(is a continue, depth or None for every level)`` of a mode."""
+    if mode == CONTINUE:
+        return True, None
+    head, mark, depth = (mode or '').partition(_DEPTH_MARK)
+    if head == CONTINUE and mark and depth.isdigit():
+        return True, int(depth)
+    return False, None
+
+
+def _wider(stored: str, mode: str) -> str:
+    """Of two continues the one that disarms more; otherwise ``mode``."""
+    old, new = continue_depth(stored), continue_depth(mode)
+    if old[0] and new[0] and new[1] is not None and (
+            old[1] is None or old[1] > new[1]):
+        return stored
+    return mode
+
+
 def kind_of(base: str, when: str = _BEFORE) -> str:
     """The stored kind of a target: ``set``, ``set@after``, ..."""
     return base if when == _BEFORE else base + _WHEN_MARK + when
@@ -240,7 +268,8 @@ def mark(stack, mode: str = CONTINUE) -> None:
             conn.execute(operations.insert().values(
                 root_stack_id=key[0], traversal=key[1], mode=mode,
                 created_at=timeutils.utcnow()))
-        elif found.mode not in (mode, CANCEL):
+        elif found.mode not in (mode, CANCEL) and \
+                _wider(found.mode, mode) != found.mode:
             conn.execute(operations.update().where(
                 _where(operations, key)).values(mode=mode))
 

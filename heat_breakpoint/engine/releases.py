@@ -32,6 +32,7 @@ from heat.db import api as db_api
 from heat.engine import check_resource
 from heat.rpc import worker_client
 
+from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import operations
@@ -99,7 +100,7 @@ def release(rsrc, details) -> None:
         how = ended
         LOG.info('Not resuming %s: %s', rsrc.name, ended)
     elif convergence:
-        _go_on(rsrc, record, how)
+        _go_on(rsrc, record, how, details)
     shown = how
     if how == reasons.RELEASE_RUN_TO and convergence:
         shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
@@ -112,10 +113,20 @@ def release(rsrc, details) -> None:
         _redispatch(rsrc, record)
 
 
-def _go_on(rsrc, record, how) -> None:
+def depth_of(details):
+    """The ``--nested-depth`` a continue carries, or None (every level)."""
+    depth = details.get(reasons.SIGNAL_DEPTH_KEY)
+    if isinstance(depth, int) and not isinstance(depth, bool) and \
+            0 <= depth <= breakpoints.MAX_DEPTH:
+        return depth
+    return None
+
+
+def _go_on(rsrc, record, how, details) -> None:
     """What the release asked for the rest of the operation."""
     if how == reasons.RELEASE_CONTINUE:
-        operations.mark(rsrc.stack)
+        operations.mark(rsrc.stack,
+                        operations.continue_mode(depth_of(details)))
     elif how == reasons.RELEASE_STEP:
         by_kind = {}
         for path, kind in stepping.next_resources(

@@ -33,6 +33,7 @@ from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import releases
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
@@ -82,7 +83,8 @@ def _command(service, cnxt, stack_identity, resource_name, details):
         path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
         return commands.command(
             stack, str(path), details[reasons.COMMAND_KEY],
-            details.get(reasons.COMMAND_WHEN_KEY) or 'before')
+            details.get(reasons.COMMAND_WHEN_KEY) or 'before',
+            releases.depth_of(details))
     except exception.HeatException:
         # As Heat's own request_context does: an expected error goes
         # back to the caller without a traceback in the engine log.

@@ -14,10 +14,12 @@
 ``set R --after`` while R is held before arms the hold after it;
 ``continue`` before anything is held disarms every breakpoint for the
 rest of the operation; ``continue --to R`` and ``set R`` refuse a
-resource already running or done, by the same rule.
+resource already running or done, by the same rule; ``continue
+--nested-depth 0`` leaves the nested stacks' breakpoints armed.
 """
 
 from tests.functional import conftest
+from tests.functional import test_cancel
 from tests.functional import test_engine
 from tests.functional import utils
 
@@ -87,3 +89,24 @@ def test_to_and_set_refuse_a_resource_running_or_done(
     assert reasons_of(heat, stack_name, 'C')
     ok(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_continue_nested_depth_zero_keeps_nested_breakpoints(
+        heat_server, heat, stack_name):
+    test_cancel.create(heat_server, heat, stack_name, 1)
+    test_cancel.osc(heat_server, 'stack', 'update', stack_name,
+                    '--existing', '--parameter', 'val=v2', '--breakpoint',
+                    'inner', '--breakpoint', 'inner/rep', '--breakpoint',
+                    'tail')
+    test_engine.wait_held(heat, stack_name, 'inner',
+                          status='UPDATE_IN_PROGRESS')
+    out = ok(heat_server, 'continue', stack_name, '--nested-depth', '0')
+    assert 'inner' in out and 'released' in out, out
+    # One level down still holds ...
+    test_cancel.wait_hold(heat, stack_name, 'inner/rep',
+                          'UPDATE_IN_PROGRESS')
+    # ... and the top level's breakpoints are off: tail never holds.
+    ok(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+    assert not any(' reached ' in (r or '')
+                   for r in reasons_of(heat, stack_name, 'tail'))
