@@ -142,9 +142,16 @@ def rules(env_breakpoints, state: operations.State) -> list:
     continued, depth = operations.continue_depth(state.mode)
     if continued and depth is not None:
         for bp in env_breakpoints:
-            found.append(Rule(bp, ENVIRONMENT, armed=False, why='continue',
-                              upto=depth))
-            found.append(Rule(bp, ENVIRONMENT, beyond=depth))
+            # A name holds at its own depth; a lone '*' at every depth.
+            everywhere = bp.segments == ('*',)
+            level = len(bp.segments) - 1
+            if everywhere or level <= depth:
+                found.append(Rule(bp, ENVIRONMENT, armed=False,
+                                  why='continue',
+                                  upto=depth if everywhere else None))
+            if everywhere or level > depth:
+                found.append(Rule(bp, ENVIRONMENT,
+                                  beyond=depth if everywhere else None))
         return found
     if continued:
         why = 'continue'

@@ -124,3 +124,31 @@ def test_nothing_holds_once_cancelled():
 ])
 def test_which_signals_carry_a_command_of_ours(details, kind):
     assert signals.carried(details) == kind
+
+
+def test_continue_with_a_depth_disarms_the_top_levels_only():
+    env = [breakpoints.parse_name(name)
+           for name in ('web', 'inner/rep', '*')]
+    state = operations.State(mode=operations.continue_mode(0))
+    found = decision.rules(env, state)
+    # One rule per name at its own depth; '*' disarmed above, armed below.
+    assert [(r.name, r.armed) for r in found] == [
+        ('web', False), ('inner/rep', True), ('*', False), ('*', True)]
+    assert decision.decide(found, ('web',), 'create') is None
+    assert decision.decide(found, ('other',), 'create') is None
+    assert decision.decide(found, ('inner', 'rep'), 'create').name == \
+        'inner/rep'
+    assert decision.decide(found, ('inner', 'x'), 'create').name == '*'
+
+
+def test_a_narrower_continue_does_not_rearm_a_wider_one():
+    assert operations._wider(operations.CONTINUE,
+                             operations.continue_mode(0)) == \
+        operations.CONTINUE
+    assert operations._wider(operations.continue_mode(2),
+                             operations.continue_mode(1)) == \
+        operations.continue_mode(2)
+    assert operations._wider(operations.continue_mode(0),
+                             operations.CONTINUE) == operations.CONTINUE
+    assert operations.continue_depth('continue@3') == (True, 3)
+    assert operations.continue_depth('to') == (False, None)
