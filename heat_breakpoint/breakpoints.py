@@ -394,6 +394,42 @@ def parse_name(text: str, actions: typing.Union[str, typing.Iterable[str],
     return Breakpoint(tuple(segments[:-1]), segments[-1], actions, when)
 
 
+def parse_pattern(text: str, actions: typing.Union[str, typing.Iterable[
+        str], None] = None, when: str = BEFORE) -> Breakpoint:
+    """Parse one CLI name that may be a pattern (``'web_*'``).
+
+    As :func:`parse_name` (the same limits and characters), and every
+    ``[`` of a segment opens a set that closes: fnmatch would otherwise
+    read it as a plain character, which is not what was meant.
+    """
+    bp = parse_name(text, actions, when)
+    for segment in bp.segments:
+        if _unclosed_set(segment):
+            raise BreakpointError(
+                "breakpoint %s: '[' opens a set that is not closed in %s"
+                % (_show(text), _show(segment)))
+    return bp
+
+
+def _unclosed_set(segment: str) -> bool:
+    """Whether fnmatch would find a ``[`` without its ``]``."""
+    i = 0
+    while i < len(segment):
+        if segment[i] != '[':
+            i += 1
+            continue
+        j = i + 1
+        if j < len(segment) and segment[j] == '!':
+            j += 1
+        if j < len(segment) and segment[j] == ']':
+            j += 1
+        close = segment.find(']', j)
+        if close < 0:
+            return True
+        i = close + 1
+    return False
+
+
 def _check_count(count: int, where: str = '') -> None:
     if count > MAX_BREAKPOINTS:
         raise BreakpointError(

@@ -37,6 +37,7 @@ COMMANDED = {
     'to': 'Running to %(name)s: the other breakpoints are off for this '
           'operation',
 }
+CONTINUED = 'Continue: every breakpoint is off for this operation'
 
 # A hold that depends on what the update will do (``when: changed`` or
 # ``replaced``) names the planned change instead of the hook.
@@ -68,6 +69,9 @@ RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
 RELEASE_SUPERSEDED = 'superseded by a newer operation'
+# With a continue: how many nested stacks down it disarms breakpoints
+# (``--nested-depth``); without, every level.
+SIGNAL_DEPTH_KEY = 'breakpoint_depth'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
             RELEASE_RETRY)
 
@@ -82,14 +86,30 @@ COMMAND_PATH_KEY = 'breakpoint_path'
 COMMAND_WHEN_KEY = 'breakpoint_when'
 
 
+# C0 and C1 control characters and DEL: a terminal acts on them.
+_CONTROL_RE = re.compile('[\x00-\x1f\x7f-\x9f]')
+
+
+def printable(text) -> str:
+    """``text`` with its control characters escaped (``\\x1b``, ``\\n``).
+
+    For whatever a user chose (a breakpoint, a path) on its way into a
+    log line or an event reason, which stock clients print as they are.
+    """
+    return _CONTROL_RE.sub(
+        lambda found: found.group().encode('unicode_escape').decode('ascii'),
+        str(text))
+
+
 def held(name: str, action: str, hook: str, when: str = 'before') -> str:
     """The reason of a hit: before (the default), after or failed."""
     text = {'after': HELD_AFTER, 'failed': HELD_FAILED}.get(when, HELD)
-    return text % {'name': name, 'action': action, 'hook': hook}
+    return text % {'name': printable(name), 'action': action, 'hook': hook}
 
 
 def held_change(name: str, action: str, change: str) -> str:
-    return HELD_CHANGE % {'name': name, 'action': action, 'change': change}
+    return HELD_CHANGE % {'name': printable(name), 'action': action,
+                          'change': change}
 
 
 def parse_held(reason: str | None) -> dict | None:
@@ -121,8 +141,8 @@ def parse_held(reason: str | None) -> dict | None:
 
 
 def released(name: str, how: str) -> str:
-    return RELEASED % {'name': name, 'how': how}
+    return RELEASED % {'name': printable(name), 'how': printable(how)}
 
 
 def commanded(name: str, command: str) -> str:
-    return COMMANDED[command] % {'name': name}
+    return COMMANDED[command] % {'name': printable(name)}

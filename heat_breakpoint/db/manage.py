@@ -31,6 +31,7 @@ left behind.
 """
 
 import sys
+import warnings
 
 from oslo_config import cfg
 from oslo_log import log
@@ -54,8 +55,26 @@ def do_db_version():
     print(migration.current(_engine()) or 'none')
 
 
+class NotMigrated(Exception):
+    pass
+
+
+def _migrated(engine):
+    """Refuse to read our tables before ``db_sync`` made them."""
+    from heat_breakpoint.db import migration
+    try:
+        found = migration.current(engine)
+    except Exception as exc:
+        raise NotMigrated('cannot read the database (%s)' % exc)
+    if found is None:
+        raise NotMigrated('the heat-breakpoint tables are not there yet: '
+                          'run "heat-breakpoint-manage db_sync" first')
+    return engine
+
+
 def do_purge():
     from heat_breakpoint.engine import purge
+    _migrated(_engine())
     total = {}
     while True:
         counts = purge.purge_stale(_engine(), CONF.command.batch)
@@ -69,7 +88,8 @@ def do_purge():
 
 def do_rows():
     from heat_breakpoint.engine import purge
-    for name, count in sorted(purge.count_rows(_engine()).items()):
+    for name, count in sorted(purge.count_rows(
+            _migrated(_engine())).items()):
         print('%s: %d' % (name, count))
 
 
@@ -106,9 +126,13 @@ def main(argv=None) -> int:
         CONF(sys.argv[1:] if argv is None else argv, project='heat',
              prog='heat-breakpoint-manage',
              default_config_files=default_config_files)
-    except RuntimeError as exc:
+    except (RuntimeError, cfg.Error) as exc:
+        # A --config-file that is not there, a value that does not parse.
         sys.exit('ERROR: %s' % exc)
     log.setup(CONF, 'heat-breakpoint-manage')
+    # Heat's engine imports eventlet, which warns at every run; an
+    # operator's command has nothing to do about it.
+    warnings.filterwarnings('ignore', message=r'\s*Eventlet is deprecated')
     # Heat's [database] options are registered by its db api.
     from heat.db import api  # noqa: F401
     try:

@@ -37,9 +37,11 @@ from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
-COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO)
+COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO,
+            operations.CONTINUE)
 _WORDS = {operations.SET: 'set', operations.CLEAR: 'clear',
-          operations.RUN_TO: 'continue --to'}
+          operations.RUN_TO: 'continue --to',
+          operations.CONTINUE: 'continue'}
 
 # What a command reports, besides doing it.
 DONE = 'done'
@@ -49,6 +51,10 @@ ALREADY_DISARMED = 'already disarmed'
 ARMED = 'armed'
 DISARMED = 'disarmed'
 RUNNING_TO = 'running to'
+RUNNING = 'running'
+# Holds that come before the action: too late once it runs.
+_BEFORE_WHENS = (breakpoints.BEFORE, breakpoints.CHANGED,
+                 breakpoints.REPLACED)
 
 
 def _refuse(message: str):
@@ -146,17 +152,29 @@ def _state(root, path: str, rsrc, when: str) -> str:
     """What the running operation will do at ``path`` now."""
     if rsrc is not None:
         record = parking.record_of(rsrc)
-        if record is not None and record.get('traversal') == \
-                rsrc.stack.current_traversal:
+        held = record is not None and record.get('traversal') == \
+            rsrc.stack.current_traversal
+        if held and record.get('when', breakpoints.BEFORE) == when:
             return ALREADY_HELD
         if decision.is_done(root.action, rsrc.action, rsrc.status,
                             rsrc.updated_time, root_started(root)):
             return DONE
+        if not held and _running(root, rsrc):
+            return RUNNING
     found = decision.rules(decision.operation_breakpoints(root),
                            operations.read(root))
     rule = decision.decide(found, tuple(path.split('/')),
                            root.action.lower(), when)
     return ALREADY_ARMED if rule is not None else ALREADY_DISARMED
+
+
+def _running(root, rsrc) -> bool:
+    """Whether the operation is acting on ``rsrc`` now (not held)."""
+    started = root_started(root)
+    # A first create has no update time yet.
+    changed = rsrc.updated_time or rsrc.created_time
+    return (rsrc.status == rsrc.IN_PROGRESS and started is not None and
+            changed is not None and changed >= started)
 
 
 def root_started(root):
@@ -172,7 +190,7 @@ def root_started_row(root: dict):
 
 
 def command(stack, path: str, kind: str,
-            when: str = breakpoints.BEFORE) -> dict:
+            when: str = breakpoints.BEFORE, depth=None) -> dict:
     """Arm, disarm or run to ``path`` (below ``stack``) in its operation.
 
     Nothing is released. Returns ``{'resource', 'command', 'result'}``.
@@ -183,6 +201,8 @@ def command(stack, path: str, kind: str,
     if when not in breakpoints.WHENS:
         _refuse('unknown when %r (allowed: %s)'
                 % (when, ', '.join(breakpoints.WHENS)))
+    if kind != operations.CONTINUE:
+        _parse(path, when)
     root = _root(stack)
     if not root.convergence:
         _refuse('%s needs the convergence engine; stack %s runs on the '
@@ -191,10 +211,16 @@ def command(stack, path: str, kind: str,
         _refuse('Nothing is running in stack %s (%s_%s): %s applies to a '
                 'running operation' % (root.name, root.action, root.status,
                                        _WORDS[kind]))
+    if operations.forward_ended(root.id, root.current_traversal) == \
+            operations.CANCELLED:
+        _refuse('The operation of stack %s was cancelled: it rolls back, '
+                'and %s no longer applies' % (root.name, _WORDS[kind]))
     if root.action.lower() not in breakpoints.WHEN_ACTIONS[when]:
         _refuse('A breakpoint %s applies to %s only; stack %s is running '
                 '%s' % (when, ', '.join(breakpoints.WHEN_ACTIONS[when]),
                         root.name, root.action))
+    if kind == operations.CONTINUE:
+        return _continue(root, depth)
     if any(c in path for c in '*?['):
         # A pattern names breakpoints, not one resource: clear only.
         if kind != operations.CLEAR:
@@ -213,6 +239,37 @@ def command(stack, path: str, kind: str,
     return {'resource': full, 'command': kind, 'result': result}
 
 
+def _parse(path: str, when: str) -> None:
+    """Every path of every command passes the model's parser first."""
+    try:
+        breakpoints.parse_pattern(path, when=when)
+    except breakpoints.BreakpointError as exc:
+        _refuse(str(exc))
+
+
+def _add(root, full: str, kind: str) -> None:
+    try:
+        operations.add_targets(root, [full], kind,
+                               limit=operations.MAX_TARGETS)
+    except operations.TooManyTargets as exc:
+        _refuse('Stack %s: %s' % (root.name, exc))
+
+
+def _continue(root, depth=None) -> dict:
+    """Disarm every breakpoint for the rest of the operation.
+
+    What ``continue`` does when nothing is held yet (with holds, their
+    releases say so, :mod:`releases`).
+    """
+    disarmed = sorted({rule.name for rule in decision.rules(
+        decision.operation_breakpoints(root), operations.read(root))
+        if rule.armed})
+    operations.mark(root, operations.continue_mode(depth))
+    events.record_stack(root, reasons.CONTINUED)
+    return {'resource': '', 'command': operations.CONTINUE,
+            'result': DISARMED, 'disarmed': disarmed}
+
+
 def _prefix(stack) -> tuple:
     if not stack.owner_id:
         return ()
@@ -224,16 +281,22 @@ def _apply(root, full: str, kind: str, state: str) -> str:
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
                 % (full, _WORDS[base]))
+    when = operations.split_kind(kind)[1]
+    if state == RUNNING and base in (operations.SET, operations.RUN_TO) \
+            and when in _BEFORE_WHENS:
+        _refuse('%s is already running in this operation: a breakpoint '
+                'before it would never hold' % full)
+    _parse(full, when)
     if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
-        operations.add_targets(root, [full], kind)
+        _add(root, full, kind)
         return ARMED
     if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
             return state
-        operations.add_targets(root, [full], kind)
+        _add(root, full, kind)
         return DISARMED
     operations.mark(root, operations.RUN_TO)
-    operations.add_targets(root, [full], kind)
+    _add(root, full, kind)
     return RUNNING_TO

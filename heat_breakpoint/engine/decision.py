@@ -61,7 +61,9 @@ class Rule:
     what disarmed it (``continue``, ``clear``, ``run to R``). ``exact``:
     it names one resource (a command's target), which beats any pattern.
     ``first_only``: it holds only the first resources of a nested stack
-    (a step into it).
+    (a step into it). ``upto``/``beyond``: it applies only to resources
+    at most / more than that many nested stacks down (``continue
+    --nested-depth N`` disarms the first N levels only).
     """
 
     breakpoint: breakpoints.Breakpoint
@@ -70,10 +72,17 @@ class Rule:
     why: str = ''
     exact: bool = False
     first_only: bool = False
+    upto: typing.Optional[int] = None
+    beyond: typing.Optional[int] = None
 
     @property
     def name(self) -> str:
         return self.breakpoint.name
+
+    def reaches(self, path) -> bool:
+        depth = len(path) - 1
+        return ((self.upto is None or depth <= self.upto) and
+                (self.beyond is None or depth > self.beyond))
 
 
 def enabled() -> bool:
@@ -99,6 +108,24 @@ def _target(path: str, kind: str) -> Rule:
                 first_only=base == operations.STEP_INTO)
 
 
+_MALFORMED_SEEN = set()
+_MALFORMED_SEEN_MAX = 1024
+
+
+def _malformed(path: str, exc) -> None:
+    """Say once per engine that a stored target cannot be read.
+
+    Every check and every view request reads all the targets; a line per
+    target and read would flood the log with what the user typed.
+    """
+    seen = hash(path)
+    if seen in _MALFORMED_SEEN or len(_MALFORMED_SEEN) >= \
+            _MALFORMED_SEEN_MAX:
+        return
+    _MALFORMED_SEEN.add(seen)
+    LOG.warning('Ignoring a malformed breakpoint target: %s', exc)
+
+
 def rules(env_breakpoints, state: operations.State) -> list:
     """The rules of an operation, in the order they are tried.
 
@@ -109,11 +136,32 @@ def rules(env_breakpoints, state: operations.State) -> list:
     for path, kind in sorted(state.targets.items()):
         try:
             found.append(_target(path, kind))
-        except breakpoints.BreakpointError:
-            LOG.error('Ignoring malformed breakpoint target %r', path)
+        except breakpoints.BreakpointError as exc:
+            _malformed(path, exc)
     why = ''
-    if state.mode == operations.CONTINUE:
+    continued, depth = operations.continue_depth(state.mode)
+    if continued and depth is not None:
+        for bp in env_breakpoints:
+            # A name holds at its own depth; a lone '*' at every depth.
+            everywhere = bp.segments == ('*',)
+            level = len(bp.segments) - 1
+            if everywhere or level <= depth:
+                found.append(Rule(bp, ENVIRONMENT, armed=False,
+                                  why='continue',
+                                  upto=depth if everywhere else None))
+            if everywhere or level > depth:
+                found.append(Rule(bp, ENVIRONMENT,
+                                  beyond=depth if everywhere else None))
+        return found
+    if continued:
         why = 'continue'
+    elif state.mode == operations.CANCEL:
+        # Nothing holds once a cancel was asked: the rollback runs.
+        return [Rule(rule.breakpoint, rule.source, armed=False,
+                     why='cancel', exact=rule.exact,
+                     first_only=rule.first_only) for rule in found] + [
+            Rule(bp, ENVIRONMENT, armed=False, why='cancel')
+            for bp in env_breakpoints]
     elif state.mode == operations.RUN_TO:
         to = [rule.name for rule in found if rule.source == RUN_TO]
         why = 'run to %s' % ', '.join(to) if to else 'run to'
@@ -141,6 +189,8 @@ def explain(found, path, action: str, when: str = breakpoints.BEFORE,
     disarmed = None
     for rule in found:
         if rule.first_only and not first:
+            continue
+        if not rule.reaches(path):
             continue
         if not rule.breakpoint.matches(path, action, when):
             continue

@@ -18,7 +18,11 @@
   the environment names them (``step`` arms the next resources, ``set``
   arms one), or not to hold although one does (``clear``);
 * the pause clock: how long the operation had something held, so that by
-  default time spent at a breakpoint does not count against the timeout.
+  default time spent at a breakpoint does not count against the timeout;
+* ``cancel``: a cancel was asked for the operation. From then on nothing
+  holds and no release resumes its forward work (:func:`forward_ended`),
+  whoever sends it and however soon after the cancel: Heat starts the
+  rollback in a thread of its own, after the cancel request returned.
 
 Nested stacks run traversals of their own, so rows are keyed by the root
 stack and the root stack's traversal, which stays the same for the whole
@@ -55,11 +59,40 @@ STEP = 'step'
 STEP_INTO = 'into'  # the first resources of the nested stack at this path
 SET = 'set'
 CLEAR = 'clear'
+CANCEL = 'cancel'
 # A target's kind may name the hold's ``when`` (``set@after``); a cleared
 # one the kind it had (``clear:set``). Both fit the kind column.
 _WHEN_MARK, _ORIGIN_MARK = '@', ':'
 _KIND_LENGTH = 16
 _BEFORE = 'before'
+
+
+_DEPTH_MARK = '@'
+
+
+def continue_mode(depth=None) -> str:
+    """The stored mode of a continue: every level, or the first ``depth``."""
+    return CONTINUE if depth is None else '%s%s%d' % (CONTINUE, _DEPTH_MARK,
+                                                      depth)
+
+
+def continue_depth(mode) -> tuple:
+    """``(is a continue, depth or None for every level)`` of a mode."""
+    if mode == CONTINUE:
+        return True, None
+    head, mark, depth = (mode or '').partition(_DEPTH_MARK)
+    if head == CONTINUE and mark and depth.isdigit():
+        return True, int(depth)
+    return False, None
+
+
+def _wider(stored: str, mode: str) -> str:
+    """Of two continues the one that disarms more; otherwise ``mode``."""
+    old, new = continue_depth(stored), continue_depth(mode)
+    if old[0] and new[0] and new[1] is not None and (
+            old[1] is None or old[1] > new[1]):
+        return stored
+    return mode
 
 
 def kind_of(base: str, when: str = _BEFORE) -> str:
@@ -222,7 +255,8 @@ def mark(stack, mode: str = CONTINUE) -> None:
     """Record how the user wants the running operation to go on.
 
     ``continue`` and ``continue --to`` end what was said before them:
-    the targets go (``--to`` then adds its own).
+    the targets go (``--to`` then adds its own). A cancel stays: nothing
+    said after it changes it.
     """
     forget(stack)
     key = root_operation(stack)
@@ -234,18 +268,93 @@ def mark(stack, mode: str = CONTINUE) -> None:
             conn.execute(operations.insert().values(
                 root_stack_id=key[0], traversal=key[1], mode=mode,
                 created_at=timeutils.utcnow()))
-        elif found.mode != mode:
+        elif found.mode not in (mode, CANCEL) and \
+                _wider(found.mode, mode) != found.mode:
             conn.execute(operations.update().where(
                 _where(operations, key)).values(mode=mode))
 
 
+def cancel_asked(stack) -> None:
+    """A cancel was asked for the operation running ``stack``.
+
+    Written before Heat starts the rollback (or stops the traversal), so
+    a release sent right after the cancel finds it.
+    """
+    mark(stack, CANCEL)
+
+
+_FORWARD_QUERY = sa.select(
+    sa.column('action'), sa.column('status'), sa.column('status_reason'),
+    sa.column('current_traversal'),
+    sa.select(operations.c.mode).where(
+        operations.c.root_stack_id == sa.bindparam('root_stack_id'),
+        operations.c.traversal == sa.bindparam('traversal'))
+    .scalar_subquery().label('mode'),
+).select_from(sa.table('stack')).where(
+    sa.column('id') == sa.bindparam('root_stack_id'))
+
+#: How :func:`forward_ended` says an operation's forward work ended.
+CANCELLED = 'cancelled'
+SUPERSEDED = 'superseded'
+_CANCELLED_SUFFIX = ' cancelled'  # Heat's "Stack UPDATE cancelled"
+
+
+def forward_ended(root_id: str, root_traversal: str):
+    """Whether the root operation's forward work may no longer go on.
+
+    None while it runs forward. :data:`CANCELLED` once a cancel was asked
+    (our mark), the root rolls back, or Heat stopped it as cancelled;
+    :data:`SUPERSEDED` once a newer operation replaced it. Read from the
+    database now, not from any Stack object: the cancel may have been
+    served by another engine a moment ago.
+    """
+    rows = reader.read(_engine(), _FORWARD_QUERY,
+                       {'root_stack_id': root_id,
+                        'traversal': root_traversal})
+    if not rows:
+        return SUPERSEDED  # the stack is gone
+    row = rows[0]
+    if (row.mode == CANCEL or row.action == 'ROLLBACK' or
+            (row.status_reason or '').endswith(_CANCELLED_SUFFIX)):
+        return CANCELLED
+    if row.current_traversal != root_traversal:
+        return SUPERSEDED
+    return None
+
+
+#: How many targets ``set``, ``clear`` and ``step`` may add to one
+#: operation: each is read by every check of the operation.
+MAX_TARGETS = 1000
+
+
+class TooManyTargets(ValueError):
+    """Adding the targets would take the operation past its limit."""
+
+    def __init__(self, stored: int, adding: int, limit: int):
+        super().__init__(
+            'this operation has %d breakpoint targets already and %d more '
+            'would pass the limit of %d; use continue, or clear a pattern '
+            'instead of each resource' % (stored, adding, limit))
+        self.stored, self.adding, self.limit = stored, adding, limit
+
+
+def count_targets(stack) -> int:
+    """How many targets the running operation has."""
+    key = root_operation(stack)
+    with _engine().connect() as conn:
+        return conn.execute(sa.select(sa.func.count()).select_from(
+            targets).where(_where(targets, key))).scalar()
+
+
 @_retry_races
-def add_targets(stack, paths, kind: str) -> None:
+def add_targets(stack, paths, kind: str, limit=None) -> None:
     """Hold (or, for CLEAR, do not hold) these resource paths.
 
     One transaction and a statement per step (read, insert the new,
     update the known), however many paths: a step from a resource many
-    others wait on arms them all at once.
+    others wait on arms them all at once. ``limit``: refuse
+    (:class:`TooManyTargets`, nothing written) when the operation would
+    then have more targets.
     """
     forget(stack)
     key = root_operation(stack)
@@ -258,6 +367,12 @@ def add_targets(stack, paths, kind: str) -> None:
                 _where(targets, key),
                 targets.c.path_digest.in_(sorted(by_digest)))
             .with_for_update()).all())
+        adding = len(by_digest) - len(found)
+        if limit is not None and adding:
+            stored = conn.execute(sa.select(sa.func.count()).select_from(
+                targets).where(_where(targets, key))).scalar()
+            if stored + adding > limit:
+                raise TooManyTargets(stored, adding, limit)
 
         def stored(digest):
             if split_kind(kind)[0] == CLEAR:

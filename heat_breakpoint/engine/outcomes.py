@@ -36,14 +36,17 @@ from heat.common import exception
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import stepping
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
 # Resource data key: what the re-dispatched check of a released hold does.
-RESUME_KEY = 'breakpoint_resume'
+RESUME_KEY = holds.RESUME_KEY
 PROPAGATE = 'propagate'
 FAIL = 'fail'
 
@@ -171,7 +174,7 @@ def check_release(rsrc, details) -> None:
     how = details.get(reasons.SIGNAL_KEY)
     if how not in (reasons.RELEASE_RETRY, reasons.RELEASE_STEP):
         return
-    record = parking.record_of(rsrc)
+    record = holds.record_of(rsrc)
     if record is None or record['hook'] != details['unset_hook']:
         if how == reasons.RELEASE_RETRY:
             raise exception.InvalidBreakPointHook(
@@ -181,10 +184,25 @@ def check_release(rsrc, details) -> None:
     why = refusal(record, how, rsrc.resource_id)
     if why:
         raise exception.InvalidBreakPointHook(message=why)
+    if how == reasons.RELEASE_STEP and 'traversal' in record:
+        _check_step_room(rsrc, record)
+
+
+def _check_step_room(rsrc, record) -> None:
+    """A step may not take its operation past its number of targets."""
+    stored = operations.count_targets(rsrc.stack)
+    adding = len(stepping.next_resources(
+        rsrc, record['action'], into=record.get('when') not in
+        holds.DONE_WHENS))
+    if stored + adding > operations.MAX_TARGETS:
+        raise exception.InvalidBreakPointHook(
+            message='Cannot step from %s: %s' % (
+                rsrc.name, operations.TooManyTargets(
+                    stored, adding, operations.MAX_TARGETS)))
 
 
 def released(rsrc, record, how: str) -> None:
-    """Called by :func:`parking.release` for a hold after or on failure.
+    """Called by :func:`releases.release` for a hold after or on failure.
 
     The hold is claimed (its state restored); say what the re-dispatched
     check does.
@@ -194,7 +212,7 @@ def released(rsrc, record, how: str) -> None:
         _note(rsrc, record, PROPAGATE)
     elif when == breakpoints.FAILED and how == reasons.RELEASE_RETRY:
         # As before the action: the check runs it again.
-        parking._set_state(rsrc, *record['before'])
+        holds.set_state(rsrc, *record['before'])
     elif when == breakpoints.FAILED:
         _note(rsrc, record, FAIL, error=record.get('error', ''))
 

@@ -11,9 +11,10 @@
 # under the License.
 """Nothing of ours outlives the operation it was written for.
 
-What :mod:`heat_breakpoint.engine.operations` records (and the
-``breakpoint_released`` marker a release leaves in a resource's data) is
-only of use while the root stack's traversal it names is running. It goes:
+What :mod:`heat_breakpoint.engine.operations` records (and the notes a
+hold or a release leaves in a resource's data: ``breakpoint_released``,
+``breakpoint_resume``, ``breakpoint_planned``) is only of use while the
+root stack's traversal it names is running. It goes:
 
 * when the root stack's operation ends (COMPLETE or FAILED, a cancel
   included; a stack delete ends as DELETE_COMPLETE): every row of that
@@ -28,8 +29,11 @@ only of use while the root stack's traversal it names is running. It goes:
   ``heat-breakpoint-manage purge`` next to ``heat-manage purge_deleted``.
 
 A row is stale when its root stack is gone, soft-deleted, not
-IN_PROGRESS, or running another traversal. Only stale rows are deleted,
-so engines racing here never remove what a running operation needs.
+IN_PROGRESS, or running another traversal; a resource data row of ours
+when its resource is gone (Heat deletes a replaced resource's row, and
+SQLite keeps its data) or its root stack no longer runs. Only stale rows
+are deleted, so engines racing here never remove what a running
+operation needs.
 """
 
 import threading
@@ -42,9 +46,12 @@ from heat_breakpoint.engine import operations
 
 LOG = logging.getLogger(__name__)
 
-# The resource data key of parking.RELEASED_KEY (parking imports Heat's
-# engine; the manage command must not need it).
+# The resource data keys of :mod:`holds` (which imports Heat's engine; the
+# manage command must not need it).
+HOLD_KEY = 'breakpoint_hold'
 RELEASED_KEY = 'breakpoint_released'
+NOTE_KEYS = (RELEASED_KEY, 'breakpoint_resume', 'breakpoint_planned')
+DATA_KEYS = (HOLD_KEY,) + NOTE_KEYS
 TABLES = (operations.operations, operations.targets, operations.pauses)
 #: How often each heat-engine sweeps, and how many operations at most.
 SWEEP_SECONDS = 300.0
@@ -70,14 +77,31 @@ def _delete_root(conn, root_id, keep_traversal=None) -> int:
 
 
 def _delete_released(conn, root_id, keep_traversal=None) -> int:
+    """The notes left on the root stack's resources (not its holds)."""
     ids = sa.select(_resource.c.id).where(
         _resource.c.root_stack_id == root_id).scalar_subquery()
-    where = sa.and_(_resource_data.c.key == RELEASED_KEY,
+    where = sa.and_(_resource_data.c.key.in_(NOTE_KEYS),
                     _resource_data.c.resource_id.in_(ids))
     if keep_traversal is not None:
-        # The marker's value is the traversal it released.
-        where = sa.and_(where, _resource_data.c.value != keep_traversal)
+        # Each note names the traversal it was written for.
+        where = sa.and_(where, ~_resource_data.c.value.contains(
+            keep_traversal, autoescape=True))
     return conn.execute(_resource_data.delete().where(where)).rowcount
+
+
+def _delete_orphans(conn) -> int:
+    """Our data rows whose resource row is gone.
+
+    Heat deletes the rows of replaced resources when an operation ends;
+    MySQL's foreign key takes their data along, SQLite (without foreign
+    keys, as oslo.db opens it) keeps it: there it goes here.
+    """
+    if conn.dialect.name != 'sqlite':
+        return 0
+    gone = ~sa.exists().where(
+        _resource.c.id == _resource_data.c.resource_id)
+    return conn.execute(_resource_data.delete().where(
+        _resource_data.c.key.in_(DATA_KEYS), gone)).rowcount
 
 
 def operation_ended(stack) -> None:
@@ -89,6 +113,7 @@ def operation_ended(stack) -> None:
         with operations._engine().begin() as conn:
             _delete_root(conn, stack.id)
             _delete_released(conn, stack.id)
+            _delete_orphans(conn)
     except Exception:
         # Never fail Heat's own state change; the sweep catches up.
         LOG.exception('Could not purge the breakpoint state of stack %s',
@@ -125,23 +150,34 @@ def _stale_keys(conn, limit):
 
 
 def _stale_released(conn, limit):
+    """Our data rows of resources gone, or of root stacks not running.
+
+    Notes of any kind; a hold only when its resource is gone (a hold of a
+    stack that stopped is ended by its next check, or seen by the user).
+    """
     query = sa.select(_resource_data.c.id).select_from(
-        _resource_data.join(
+        _resource_data.outerjoin(
             _resource, _resource.c.id == _resource_data.c.resource_id
         ).outerjoin(_stack, _stack.c.id == _resource.c.root_stack_id)
-    ).where(_resource_data.c.key == RELEASED_KEY,
-            sa.or_(_stack.c.id.is_(None), _stack.c.status != IN_PROGRESS,
-                   _stack.c.deleted_at.isnot(None))).limit(limit)
+    ).where(_resource_data.c.key.in_(DATA_KEYS), sa.or_(
+        _resource.c.id.is_(None),
+        sa.and_(_resource_data.c.key.in_(NOTE_KEYS), sa.or_(
+            _stack.c.id.is_(None), _stack.c.status != IN_PROGRESS,
+            _stack.c.deleted_at.isnot(None))))).limit(limit)
     return [row[0] for row in conn.execute(query)]
 
 
-def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
-    """Delete up to ``limit`` stale operations' rows and markers.
+def _data_name(key: str) -> str:
+    return 'resource_data.' + key
 
-    Returns how many rows went, per table (and the released markers).
+
+def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
+    """Delete up to ``limit`` stale operations' rows and data rows.
+
+    Returns how many rows went, per table and resource data key.
     """
     counts = {t.name: 0 for t in TABLES}
-    counts['resource_data.' + RELEASED_KEY] = 0
+    counts.update((_data_name(key), 0) for key in DATA_KEYS)
     with engine.begin() as conn:
         for root_id, traversal in _stale_keys(conn, limit):
             for table in TABLES:
@@ -150,21 +186,28 @@ def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
                     table.c.traversal == traversal)).rowcount
         ids = _stale_released(conn, limit)
         if ids:
-            counts['resource_data.' + RELEASED_KEY] = conn.execute(
-                _resource_data.delete().where(
-                    _resource_data.c.id.in_(ids))).rowcount
+            for key, found in conn.execute(
+                    sa.select(_resource_data.c.key, sa.func.count())
+                    .where(_resource_data.c.id.in_(ids))
+                    .group_by(_resource_data.c.key)):
+                counts[_data_name(key)] = found
+            conn.execute(_resource_data.delete().where(
+                _resource_data.c.id.in_(ids)))
     return counts
 
 
 def count_rows(engine) -> dict:
-    """How many rows of ours there are, per table."""
+    """How many rows of ours there are, per table and data key."""
     with engine.connect() as conn:
         counts = {t.name: conn.execute(
             sa.select(sa.func.count()).select_from(t)).scalar()
             for t in TABLES}
-        counts['resource_data.' + RELEASED_KEY] = conn.execute(
-            sa.select(sa.func.count()).select_from(_resource_data).where(
-                _resource_data.c.key == RELEASED_KEY)).scalar()
+        counts.update((_data_name(key), 0) for key in DATA_KEYS)
+        for key, found in conn.execute(
+                sa.select(_resource_data.c.key, sa.func.count())
+                .where(_resource_data.c.key.in_(DATA_KEYS))
+                .group_by(_resource_data.c.key)):
+            counts[_data_name(key)] = found
     return counts
 
 

@@ -21,8 +21,12 @@ through :mod:`heat_breakpoint.engine.outcomes`, which holds after the
 action or on its failure. The same modules answer Heat's
 own hook check (``Resource._break_if_required``) for breakpoints, hear
 releases on Heat's resource-signal channel (``Resource._unset_hook``,
-with the caller's context taken from ``EngineService.resource_signal``,
-which also carries our commands to :mod:`heat_breakpoint.engine.commands`),
+:mod:`heat_breakpoint.engine.releases`, with the caller's context taken
+from ``EngineService.resource_signal``, which also carries our commands:
+every signal of ours passes :func:`heat_breakpoint.engine.signals.take`),
+note a cancel before Heat starts its rollback
+(``EngineService.stack_cancel_update``, so that no release resumes a
+cancelled operation),
 and take time held at breakpoints off the stack's clock
 (``Stack.time_elapsed``, :mod:`heat_breakpoint.engine.deadlines`).
 When a root stack's operation ends (``Stack.state_set`` to COMPLETE or
@@ -53,8 +57,6 @@ import functools
 import inspect
 
 from oslo_log import log as logging
-
-from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
@@ -102,6 +104,8 @@ EXPECTED_SERVICE = {
     'start': ('self',),
     'resource_signal': ('self', 'cnxt', 'stack_identity', 'resource_name',
                         'details', 'sync_call'),
+    'stack_cancel_update': ('self', 'cnxt', 'stack_identity',
+                            'cancel_with_rollback'),
     '_get_stack': ('self', 'cnxt', 'stack_identity', 'show_deleted'),
 }
 # Wrapped when present as expected (it only saves work, see
@@ -175,12 +179,13 @@ def install() -> bool:
         _check(resource.Resource, stack.Stack, service.EngineService,
                check_resource)
         from heat_breakpoint.engine import changes
-        from heat_breakpoint.engine import commands
         from heat_breakpoint.engine import deadlines
         from heat_breakpoint.engine import decision
         from heat_breakpoint.engine import events
         from heat_breakpoint.engine import outcomes
         from heat_breakpoint.engine import parking
+        from heat_breakpoint.engine import releases
+        from heat_breakpoint.engine import signals
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
@@ -206,9 +211,9 @@ def install() -> bool:
     # on a planned change sits inside Heat's own update decision.
     _wrap_changes(resource.Resource, changes)
     _wrap_outcomes(resource.Resource, outcomes)
-    _wrap(resource.Resource, decision, parking, events)
+    _wrap(resource.Resource, decision, parking, releases, events)
     _wrap_stack(stack.Stack, deadlines)
-    _wrap_service(service.EngineService, parking, deadlines, commands)
+    _wrap_service(service.EngineService, deadlines, signals)
     _installed = True
     return True
 
@@ -235,7 +240,7 @@ def schema_ready() -> bool:
     return False
 
 
-def _wrap(cls, decision, parking, events) -> None:
+def _wrap(cls, decision, parking, releases, events) -> None:
     create = cls.create_convergence
     update = cls.update_convergence
     delete = cls.delete_convergence
@@ -291,7 +296,7 @@ def _wrap(cls, decision, parking, events) -> None:
     @functools.wraps(unset_hook)
     def _unset_hook(self, details):
         unset_hook(self, details)
-        parking.release(self, details)
+        releases.release(self, details)
 
     @functools.wraps(signal_check_action)
     def _signal_check_action(self):
@@ -434,8 +439,9 @@ def _wrap_outcomes(cls, outcomes) -> None:
     cls._signal_check_hook = _signal_check_hook
 
 
-def _wrap_service(cls, parking, deadlines, commands) -> None:
+def _wrap_service(cls, deadlines, signals) -> None:
     resource_signal = cls.resource_signal
+    stack_cancel_update = cls.stack_cancel_update
     start = cls.start
 
     @functools.wraps(start)
@@ -451,34 +457,15 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
     @functools.wraps(resource_signal)
     def wrapped(self, cnxt, stack_identity, resource_name, details,
                 sync_call=False):
-        from heat_breakpoint.engine import authorize
-        authorize.check_signal(cnxt, details)  # before commands, releases
-        if isinstance(details, dict) and reasons.COMMAND_KEY in details:
-            return _command(self, cnxt, stack_identity, resource_name,
-                            details)
-        token = parking.request_context.set(cnxt)
-        try:
-            return resource_signal(self, cnxt, stack_identity,
-                                   resource_name, details, sync_call)
-        finally:
-            parking.request_context.reset(token)
+        # Our commands enter the engine here, through one function.
+        return signals.take(self, cnxt, stack_identity, resource_name,
+                            details, sync_call, resource_signal)
 
-    def _command(service, cnxt, stack_identity, resource_name, details):
-        from heat.common import exception
-        from heat.engine import stack as parser
-        import oslo_messaging
-        try:
-            stack = parser.Stack.load(
-                cnxt, stack=service._get_stack(cnxt, stack_identity))
-            # The path may reach below resources that do not exist yet.
-            path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
-            return commands.command(
-                stack, str(path), details[reasons.COMMAND_KEY],
-                details.get(reasons.COMMAND_WHEN_KEY) or 'before')
-        except exception.HeatException:
-            # As Heat's own request_context does: an expected error goes
-            # back to the caller without a traceback in the engine log.
-            raise oslo_messaging.rpc.dispatcher.ExpectedException()
+    @functools.wraps(stack_cancel_update)
+    def cancel_update(self, cnxt, stack_identity,
+                      cancel_with_rollback=True):
+        return signals.cancel(self, cnxt, stack_identity,
+                              cancel_with_rollback, stack_cancel_update)
 
     def breakpoint_list(self, cnxt, stack_identity=None, stack_name=None,
                         nested_depth=None, resource=None,
@@ -495,6 +482,7 @@ def _wrap_service(cls, parking, deadlines, commands) -> None:
             raise oslo_messaging.rpc.dispatcher.ExpectedException()
 
     cls.resource_signal = wrapped
+    cls.stack_cancel_update = cancel_update
     cls.start = started
     setattr(cls, LIST_METHOD, breakpoint_list)
 

@@ -118,9 +118,10 @@ def step_breakpoint(client, args):
 def continue_breakpoints(client, args):
     rows = _manager(client).continue_(args.stack, args.nested_depth,
                                       to=args.to)
-    return RELEASE_COLUMNS, output.rows(
-        args, _release_rows(rows, 'released')), any(
-        row['form'] == 'hook' for row in rows)
+    return RELEASE_COLUMNS, output.rows(args, [
+        (row['resource'], row['action'],
+         'disarmed' if row['state'] == bp_v1.ARMED else 'released')
+        for row in rows]), any(row.get('form') == 'hook' for row in rows)
 
 
 def _running_action(manager, stack):

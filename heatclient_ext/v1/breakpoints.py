@@ -258,8 +258,11 @@ class BreakpointManager(stock.StockListing):
         return self._stock_show(stack, name, nested_depth)
 
     def release(self, stack, name=None, how=reasons.RELEASE_CONTINUE,
-                rows=None):
-        """Release held resources (all, or the one at ``name``)."""
+                rows=None, extra=None):
+        """Release held resources (all, or the one at ``name``).
+
+        ``extra``: more of what the release says (a continue's depth).
+        """
         if rows is None:
             rows = self.held_now(stack)[1]
         held = [row['resource'] for row in rows]
@@ -274,14 +277,16 @@ class BreakpointManager(stock.StockListing):
                            ' (held: %(held)s)'), name=name, stack=stack,
                          held=', '.join(held) or _('nothing'))
         for row in rows:
-            self._signal(row, how)
+            self._signal(row, how, extra)
         return rows
 
-    def _signal(self, row, how):
+    def _signal(self, row, how, extra=None):
+        data = dict(extra or {})
+        data.update({'unset_hook': row['hook'], reasons.SIGNAL_KEY: how})
         try:
             self.client.resources.signal(
                 stack_id=row['stack'], resource_name=row['resource_name'],
-                data={'unset_hook': row['hook'], reasons.SIGNAL_KEY: how})
+                data=data)
         except heat_exc.HTTPException as exc:
             raise _error(_('Cannot release %(name)s: %(reason)s'),
                          name=row['resource'],
@@ -294,10 +299,20 @@ class BreakpointManager(stock.StockListing):
         breakpoints (all but ``to``, when given); stock Heat still holds
         at them (rows say ``form``).
         """
-        st, rows = self.held_now(stack, nested_depth)
+        st, found = self.current(stack, nested_depth)
+        rows = [row for row in found if row['state'] == HELD]
+        # The engine disarms the breakpoints this many levels down only.
+        extra = {} if nested_depth is None else {
+            reasons.SIGNAL_DEPTH_KEY: nested_depth}
+        if to is None and not rows and _running(st) and \
+                self.view(_ident(st)) is not None:
+            # Nothing held yet: the engine disarms every breakpoint for
+            # the rest of the operation; the armed rows say which.
+            self._continue_command(st, extra)
+            return [row for row in found if row['state'] == ARMED]
         if to is None:
             return self.release(stack, how=reasons.RELEASE_CONTINUE,
-                                rows=rows)
+                                rows=rows, extra=extra)
         self._require_plugin(rows, 'continue --to')
         found = self._runtime_state(stack, to, 'continue --to')
         if found is not None and found['state'] == DONE:
@@ -308,6 +323,16 @@ class BreakpointManager(stock.StockListing):
         for row in rows:
             self._signal(row, reasons.RELEASE_RUN_TO)
         return rows
+
+    def _continue_command(self, st, extra=None):
+        data = dict(extra or {})
+        data[reasons.COMMAND_KEY] = 'continue'
+        try:
+            self.client.resources.signal(
+                stack_id=_ident(st), resource_name=st.stack_name,
+                data=data)
+        except heat_exc.HTTPException as exc:
+            raise _error('%(reason)s', reason=_server_words(exc))
 
     def _runtime_state(self, stack, name, what):
         """What the running operation does at ``name`` (the view's word).
@@ -375,9 +400,8 @@ class BreakpointManager(stock.StockListing):
                 raise _error(_('%(name)s is already done in this '
                                'operation: a breakpoint there would never '
                                'hold'), name=name)
-            if found['state'] == HELD or (
-                    found['state'] == ARMED and
-                    found.get('when', breakpoints.BEFORE) == when):
+            if found['state'] in (HELD, ARMED) and \
+                    found.get('when', breakpoints.BEFORE) == when:
                 return 'already ' + found['state']
         self.command(st, name, 'set', when)
         return ARMED

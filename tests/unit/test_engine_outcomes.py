@@ -20,6 +20,7 @@ from heat.common import exception
 import pytest
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import outcomes
 from heat_breakpoint.engine import parking
 from heat_breakpoint import reasons
@@ -166,7 +167,7 @@ def test_failure_let_go_is_raised_again_in_heats_words(how):
 def test_retry_puts_the_resource_back_as_before_its_action():
     rsrc = FakeResource()
     held = record('failed', before=['INIT', 'COMPLETE', ''])
-    with mock.patch.object(parking, '_set_state') as set_state:
+    with mock.patch.object(holds, 'set_state') as set_state:
         outcomes.released(rsrc, held, reasons.RELEASE_RETRY)
     set_state.assert_called_once_with(rsrc, 'INIT', 'COMPLETE', '')
     assert outcomes.resume(rsrc) is False  # the action runs again

@@ -97,9 +97,10 @@ def test_only_the_running_traversal_keeps_its_rows(engine):
     assert counts['breakpoint_operation'] == len(KEYS) - 1
     # Markers: only where the root stack still runs.
     assert released(engine) == ['running']
-    assert purge.count_rows(engine) == {
-        'breakpoint_operation': 1, 'breakpoint_hold_target': 1,
-        'breakpoint_pause': 1, 'resource_data.' + purge.RELEASED_KEY: 1}
+    assert purge.count_rows(engine) == dict(
+        {'resource_data.' + key: 0 for key in purge.DATA_KEYS},
+        breakpoint_operation=1, breakpoint_hold_target=1,
+        breakpoint_pause=1, **{'resource_data.' + purge.RELEASED_KEY: 1})
     # Nothing else of Heat's is touched.
     with engine.connect() as conn:
         assert conn.exec_driver_sql(
@@ -115,3 +116,28 @@ def test_the_sweep_is_bounded(engine):
     while any(purge.purge_stale(engine, limit=2).values()):
         pass
     assert keys(engine)['breakpoint_operation'] == [('running', 't2')]
+
+
+def test_orphans_of_every_key_of_ours_go_and_only_those(engine):
+    with engine.begin() as conn:
+        for key in purge.DATA_KEYS + ('other',):
+            conn.exec_driver_sql(
+                'INSERT INTO resource_data (key, value, resource_id) '
+                'VALUES (?, ?, ?)', (key, 't1', 424242))
+    counts = purge.purge_stale(engine)
+    for key in purge.DATA_KEYS:
+        assert counts['resource_data.' + key] >= 1, key
+    with engine.connect() as conn:
+        left = sorted(r[0] for r in conn.exec_driver_sql(
+            'SELECT key FROM resource_data WHERE resource_id = 424242'))
+    assert left == ['other']
+
+
+def test_the_manage_command_knows_every_key_the_engine_writes():
+    from heat_breakpoint.engine import changes
+    from heat_breakpoint.engine import holds
+    from heat_breakpoint.engine import outcomes
+    assert set(purge.DATA_KEYS) == set(holds.DATA_KEYS)
+    assert changes.PLAN_KEY == holds.PLANNED_KEY
+    assert outcomes.RESUME_KEY == holds.RESUME_KEY
+    assert set(purge.NOTE_KEYS) == set(holds.NOTE_KEYS)

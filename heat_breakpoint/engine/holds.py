@@ -1,0 +1,113 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""A hold as it is stored on its resource, and how it is put back.
+
+Holding (:mod:`parking`, :mod:`outcomes`) and releasing
+(:mod:`releases`) both read and write the same few things: the hold's
+record in the resource's data, the resource's state, the stock hook flag
+a hold sets. They live here, below all three, so that none of them needs
+another's private names.
+"""
+
+import json
+
+from oslo_utils import timeutils
+
+from heat.objects import resource as resource_objects
+
+from heat_breakpoint import breakpoints
+
+# Resource data keys of ours. HOLD_KEY holds the JSON record of a hold in
+# place; RELEASED_KEY the traversal whose hold was released, so that the
+# re-dispatched check of that traversal goes through; RESUME_KEY what the
+# re-dispatched check of a hold after the action or on its failure does;
+# PLANNED_KEY the change a hold on a planned change decided (written by
+# :mod:`changes`). Every one names the traversal it was written for.
+HOLD_KEY = 'breakpoint_hold'
+RELEASED_KEY = 'breakpoint_released'
+RESUME_KEY = 'breakpoint_resume'
+PLANNED_KEY = 'breakpoint_planned'
+#: Every resource data key the plugin writes.
+DATA_KEYS = (HOLD_KEY, RELEASED_KEY, RESUME_KEY, PLANNED_KEY)
+#: The keys a release leaves for the check it re-dispatches.
+NOTE_KEYS = (RELEASED_KEY, RESUME_KEY, PLANNED_KEY)
+
+PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
+             'DELETE': 'pre-delete'}
+IN_PROGRESS = 'IN_PROGRESS'
+# Holds once the action is over (its data has a ``when`` of these): the
+# resource keeps its state, a post-* hook flag releases it.
+DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
+
+
+def data(rsrc) -> dict:
+    """The resource's data, read once per resource object.
+
+    Heat keeps what it read, but not an empty answer: without this, every
+    look at a resource without data (most of them) is another query.
+    Heat's own ``data_set`` and ``data_delete`` drop what is kept.
+    """
+    found = rsrc.data()
+    if not found and rsrc._data is None and rsrc.id is not None:
+        rsrc._data = {}
+    return found
+
+
+def record_of(rsrc):
+    """The hold record of a resource, or None."""
+    raw = data(rsrc).get(HOLD_KEY)
+    return json.loads(raw) if raw else None
+
+
+def is_parked(rsrc) -> bool:
+    return HOLD_KEY in rsrc.data()
+
+
+def set_state(rsrc, action, status, reason, atomic=True) -> bool:
+    """Write the resource's state; ``atomic``: only if nobody else did."""
+    values = {'action': action, 'status': status,
+              'status_reason': reason, 'updated_at': timeutils.utcnow()}
+    if atomic:
+        if not resource_objects.Resource.select_and_update_by_id(
+                rsrc.context, rsrc.id, values, expected_engine_id=None,
+                atomic_key=rsrc._atomic_key):
+            return False
+        rsrc._incr_atomic_key(rsrc._atomic_key)
+    else:
+        resource_objects.Resource.update_by_id(rsrc.context, rsrc.id,
+                                               values)
+    rsrc.action, rsrc.status, rsrc.status_reason = action, status, reason
+    rsrc.updated_time = values['updated_at']
+    return True
+
+
+def hook_of(action: str, when: str = breakpoints.BEFORE) -> str:
+    """The stock hook flag a hold sets: post-* once the action is over."""
+    if when in DONE_WHENS:
+        return 'post-' + action.lower()
+    return PRE_HOOKS[action]
+
+
+def forget(rsrc, record, atomic=True) -> bool:
+    """Put the resource back as it was before the hold."""
+    if not set_state(rsrc, *record['prior'], atomic=atomic):
+        return False
+    rsrc.data_delete(HOLD_KEY)
+    return True
+
+
+def drop_notes(rsrc) -> None:
+    """Delete what a release left for a check that will not run."""
+    found = set(data(rsrc))
+    for key in NOTE_KEYS:
+        if key in found:
+            rsrc.data_delete(key)

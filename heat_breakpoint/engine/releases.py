@@ -1,0 +1,156 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""How the release of a hold resumes its operation, or does not.
+
+A release is Heat's own resource signal ``{"unset_hook": ...}``; Heat
+clears the hook flag, then :func:`release` claims the hold (of two
+racing releases one wins), puts the resource back as it was, does what
+the release asked (a step arms the next resources, a continue disarms
+the rest) and re-dispatches the parked check through Heat's worker RPC.
+
+A cancel wins. Once a cancel was asked for the operation, or it rolls
+back, or a newer operation replaced it, a release never resumes its
+forward work, whoever sends it (``watch -i``, a second terminal, a raw
+``openstack stack hook clear``) and at any depth: the hold ends as the
+rollback would end it (``released (operation cancelled)``), nothing is
+re-dispatched, nothing is left for a check that will not run.
+"""
+
+from oslo_context import context as oslo_context
+from oslo_log import log as logging
+
+from heat.db import api as db_api
+from heat.engine import check_resource
+from heat.rpc import worker_client
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import events
+from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import outcomes
+from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import stepping
+from heat_breakpoint import notify
+from heat_breakpoint import reasons
+
+LOG = logging.getLogger(__name__)
+
+_ENDED = {operations.CANCELLED: reasons.RELEASE_CANCEL,
+          operations.SUPERSEDED: reasons.RELEASE_SUPERSEDED}
+
+
+def _caller_context(rsrc):
+    return (parking.request_context.get() or oslo_context.get_current() or
+            rsrc.context)
+
+
+def _forward_ended(rsrc, record):
+    """Why the hold's operation may not go on (a reason), or None."""
+    if 'root_traversal' in record:
+        root_id = operations.root_operation(rsrc.stack)[0]
+        ended = operations.forward_ended(root_id, record['root_traversal'])
+        if ended is not None:
+            return _ENDED[ended]
+    if operations.stored_traversal(rsrc.stack.id) != record['traversal']:
+        return reasons.RELEASE_SUPERSEDED
+    return None
+
+
+def _run_to_targets(stack) -> str:
+    state = operations.read(stack)
+    return ', '.join(sorted(
+        path for path, kind in state.targets.items()
+        if operations.split_kind(kind)[0] == operations.RUN_TO))
+
+
+def release(rsrc, details) -> None:
+    """Called after Heat cleared a hook flag for a resource signal."""
+    rsrc._data = None
+    record = holds.record_of(rsrc)
+    if record is None or record['hook'] != details.get('unset_hook'):
+        return  # a plain native hook: stock Heat has done everything
+    how = details.get(reasons.SIGNAL_KEY)
+    if how not in reasons.RELEASES:
+        how = reasons.RELEASE_HOOK_CLEAR
+    convergence = 'traversal' in record
+    ended = None
+    if convergence:
+        ended = _forward_ended(rsrc, record)
+        # Claim the release: of two racing releases only one wins.
+        with db_api.context_manager.writer.using(rsrc.context):
+            claimed = holds.forget(rsrc, record)
+            if claimed and ended is None:
+                rsrc.data_set(holds.RELEASED_KEY, record['traversal'])
+            elif claimed:
+                holds.drop_notes(rsrc)
+        if not claimed:
+            LOG.info('Breakpoint on %s already released', rsrc.name)
+            return
+        operations.hold_ended(rsrc.stack)
+    if ended is not None:
+        how = ended
+        LOG.info('Not resuming %s: %s', rsrc.name, ended)
+    elif convergence:
+        _go_on(rsrc, record, how, details)
+    shown = how
+    if how == reasons.RELEASE_RUN_TO and convergence:
+        shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
+    events.record(rsrc, reasons.released(record['breakpoint'], shown))
+    path = tuple(record['path'].split('/'))
+    notify.send(_caller_context(rsrc), notify.RELEASED,
+                notify.payload(rsrc, path, record['action'],
+                               record['breakpoint'], released_by=how))
+    if convergence and ended is None:
+        _redispatch(rsrc, record)
+
+
+def depth_of(details):
+    """The ``--nested-depth`` a continue carries, or None (every level)."""
+    depth = details.get(reasons.SIGNAL_DEPTH_KEY)
+    if isinstance(depth, int) and not isinstance(depth, bool) and \
+            0 <= depth <= breakpoints.MAX_DEPTH:
+        return depth
+    return None
+
+
+def _go_on(rsrc, record, how, details) -> None:
+    """What the release asked for the rest of the operation."""
+    if how == reasons.RELEASE_CONTINUE:
+        operations.mark(rsrc.stack,
+                        operations.continue_mode(depth_of(details)))
+    elif how == reasons.RELEASE_STEP:
+        by_kind = {}
+        for path, kind in stepping.next_resources(
+                rsrc, record['action'],
+                into=record.get('when') not in holds.DONE_WHENS):
+            by_kind.setdefault(kind, []).append(path)
+        for kind, paths in sorted(by_kind.items()):
+            operations.add_targets(rsrc.stack, paths, kind)
+    if record.get('when') in holds.DONE_WHENS:
+        # After the action or on its failure: see outcomes.
+        outcomes.released(rsrc, record, how)
+
+
+def _redispatch(rsrc, record) -> None:
+    # The caller's context, not the stack's stored one, which cannot
+    # authenticate the rest of the traversal.
+    cnxt = _caller_context(rsrc)
+    # The stack as loaded for this release, after the hold: the hold's
+    # traversal and graph (a newer operation was looked for above).
+    stack = rsrc.stack
+    if stack.current_traversal != record['traversal']:
+        LOG.info('Not resuming %s: its operation was superseded',
+                 rsrc.name)
+        return
+    checker = check_resource.CheckResource(
+        None, worker_client.WorkerClient(), None, None, {})
+    checker.retrigger_check_resource(cnxt, rsrc.id, stack)

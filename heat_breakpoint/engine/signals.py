@@ -1,0 +1,126 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Where the engine takes what users say to a running operation.
+
+Every command of ours reaches the engine as a resource signal (Heat's
+``EngineService.resource_signal``, wrapped by :mod:`seam`): a release
+(``{"unset_hook": ..., "breakpoint_release": how}``: step, continue,
+clear, retry, run to) or a command that releases nothing
+(``{"breakpoint_command": ...}``: set, clear, to, continue).
+:func:`take` is the one function every such signal passes, so whatever
+must hold for all of them (who may send them) is decided there, once,
+before anything is read or changed. A signal without our keys (a stock
+``openstack stack hook clear``, a native hook, a resource's own signal)
+goes to Heat exactly as it came.
+
+A stack cancel passes :func:`cancel` first, which notes the cancel for
+the operation before Heat starts the rollback, so that no release can
+resume the operation's forward work after it (:mod:`releases`).
+"""
+
+from oslo_log import log as logging
+
+from heat_breakpoint.engine import authorize
+from heat_breakpoint.engine import commands
+from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import releases
+from heat_breakpoint import reasons
+
+LOG = logging.getLogger(__name__)
+
+#: What of ours a signal carries (:func:`carried`).
+COMMAND = 'command'
+RELEASE = 'release'
+
+
+def carried(details):
+    """:data:`COMMAND`, :data:`RELEASE`, or None for a stock signal."""
+    if not isinstance(details, dict):
+        return None
+    if reasons.COMMAND_KEY in details:
+        return COMMAND
+    if 'unset_hook' in details and reasons.SIGNAL_KEY in details:
+        return RELEASE
+    return None
+
+
+def take(service, cnxt, stack_identity, resource_name, details, sync_call,
+         stock):
+    """Serve one resource signal; ``stock`` is Heat's own method.
+
+    The single entry point of our commands into the engine: both kinds
+    (:func:`carried`) pass here before anything of the stack is read.
+    """
+    authorize.check_signal(cnxt, details)  # before commands, releases
+    if carried(details) == COMMAND:
+        return _command(service, cnxt, stack_identity, resource_name,
+                        details)
+    token = parking.request_context.set(cnxt)
+    try:
+        return stock(service, cnxt, stack_identity, resource_name, details,
+                     sync_call)
+    finally:
+        parking.request_context.reset(token)
+
+
+def _command(service, cnxt, stack_identity, resource_name, details):
+    from heat.common import exception
+    from heat.engine import stack as parser
+    import oslo_messaging
+    try:
+        stack = parser.Stack.load(
+            cnxt, stack=service._get_stack(cnxt, stack_identity))
+        # The path may reach below resources that do not exist yet.
+        path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
+        return commands.command(
+            stack, str(path), details[reasons.COMMAND_KEY],
+            details.get(reasons.COMMAND_WHEN_KEY) or 'before',
+            releases.depth_of(details))
+    except exception.HeatException:
+        # As Heat's own request_context does: an expected error goes
+        # back to the caller without a traceback in the engine log.
+        raise oslo_messaging.rpc.dispatcher.ExpectedException()
+
+
+def cancel(service, cnxt, stack_identity, cancel_with_rollback, stock):
+    """Heat's ``stack_cancel_update`` (``stock``), noted first.
+
+    Noted only where Heat will cancel (the same states it accepts), and
+    never in the way of Heat's own cancel.
+    """
+    try:
+        _note_cancel(service, cnxt, stack_identity, cancel_with_rollback)
+    except Exception:
+        LOG.exception('Could not note the cancel of stack %s',
+                      stack_identity)
+    return stock(service, cnxt, stack_identity, cancel_with_rollback)
+
+
+def _note_cancel(service, cnxt, stack_identity, cancel_with_rollback):
+    from heat.common import exception
+    from heat.engine import stack as parser
+    try:
+        stack = parser.Stack.load(
+            cnxt, stack=service._get_stack(cnxt, stack_identity))
+    except exception.HeatException:
+        return  # Heat's own cancel says what is wrong
+    allowed = (stack.UPDATE,) if cancel_with_rollback else (
+        stack.UPDATE, stack.CREATE)
+    if (not stack.convergence or stack.status != stack.IN_PROGRESS or
+            stack.action not in allowed or
+            decision.root_action(stack) == decision.ROLLBACK):
+        return
+    operations.cancel_asked(stack)
+    LOG.info('Cancel asked for stack %s: no breakpoint holds or resumes '
+             'its operation from now on', stack.id)

@@ -1,0 +1,231 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""A cancel wins: no release resumes a cancelled operation's forward work.
+
+An update that would replace ``rep`` inside a nested stack (depth 1 and
+2) is held before ``rep``'s update, on its planned replacement, or after
+the update of ``inpl`` (which ``rep`` waits for). The operation is then
+cancelled and, at once, released, as a racing client would (the python
+API manager: the cancel, then a step), or from ``watch -i`` and ``stack
+update -i`` in a terminal, answering ``cancel``. Every time: no
+replacement of ``rep`` is created, the old one is not deleted, the stack
+ends ``ROLLBACK_COMPLETE``, the hold ends ``released (operation
+cancelled)``, nothing stays held and no row of ours is left behind.
+"""
+
+import os
+import sqlite3
+
+import pytest
+
+from heat_breakpoint import reasons
+from heatclient_ext.v1 import breakpoints as bp_v1
+from tests.functional import conftest
+from tests.functional import test_engine
+from tests.functional import test_watch_interactive as interactive
+from tests.functional import utils
+
+ROOTS = {1: 'cancel_d1.yaml', 2: 'cancel_d2.yaml'}
+PREFIX = {1: 'inner', 2: 'mid/inner'}
+# (option, resource below the prefix, the hold's state reason starts)
+HOLDS = {
+    'before': ('--breakpoint', 'rep', 'UPDATE_IN_PROGRESS'),
+    'replaced': ('--breakpoint-on-replace', 'rep', 'UPDATE_IN_PROGRESS'),
+    'after': ('--breakpoint-after', 'inpl', 'UPDATE_COMPLETE'),
+}
+# Every resource data key of ours (heat_breakpoint.engine.holds.DATA_KEYS;
+# not imported: this process must not load Heat's engine).
+DATA_KEYS = ('breakpoint_hold', 'breakpoint_released', 'breakpoint_resume',
+             'breakpoint_planned')
+TABLES = ('breakpoint_operation', 'breakpoint_hold_target',
+          'breakpoint_pause')
+
+
+def osc(server, *argv):
+    code, out, err = conftest.run_openstack(server, *argv)
+    assert code == 0, (out, err)
+    return out
+
+
+def create(server, heat, name, depth):
+    osc(server, 'stack', 'create', name, '-t',
+        os.path.join(test_engine.TEMPLATES, ROOTS[depth]))
+    utils.wait_stack(heat, name, 'CREATE_COMPLETE')
+
+
+@pytest.fixture
+def panes():
+    opened = []
+    yield opened
+    for pane in opened:
+        pane.close()
+
+
+def _db(server):
+    path = os.path.join(server.state_dir, 'heat.sqlite')
+    return sqlite3.connect('file:%s?mode=ro' % path, uri=True, timeout=30)
+
+
+def rep_of(server, heat, name):
+    """Every ``rep`` row of the stack's tree, as Heat's database has it.
+
+    A replacement is a row of its own; the deleted one keeps its row.
+    """
+    root_id = heat.stacks.get(name).id
+    db = _db(server)
+    try:
+        return db.execute(
+            "SELECT id, nova_instance, action FROM resource WHERE "
+            "root_stack_id = ? AND name = 'rep' ORDER BY id",
+            (root_id,)).fetchall()
+    finally:
+        db.close()
+
+
+def nested_events(heat, name, resource):
+    return [e for e in heat.events.list(name, nested_depth=3)
+            if e.resource_name == resource]
+
+
+def rows_left(server, root_id):
+    """Rows of ours about the root stack, its resources and orphans."""
+    db = _db(server)
+    try:
+        found = {}
+        for table in TABLES:
+            found[table] = db.execute(
+                'SELECT COUNT(*) FROM %s WHERE root_stack_id = ?' % table,
+                (root_id,)).fetchone()[0]
+        marks = ','.join('?' * len(DATA_KEYS))
+        for key, count in db.execute(
+                'SELECT d.key, COUNT(*) FROM resource_data d LEFT JOIN '
+                'resource r ON r.id = d.resource_id WHERE d.key IN (%s) '
+                'AND (r.id IS NULL OR r.root_stack_id = ?) GROUP BY d.key'
+                % marks, DATA_KEYS + (root_id,)):
+            found[key] = count
+        return {key: count for key, count in found.items() if count}
+    finally:
+        db.close()
+
+
+def wait_hold(heat, name, path, status):
+    """The held row of ``path`` from the view, once its state is shown."""
+    manager = bp_v1.BreakpointManager(heat)
+
+    def held():
+        rows = manager.held_now(name)[1]
+        found = [row for row in rows if row['resource'] == path]
+        return found and found
+    rows = utils.wait_for(held, 90, what='%s held' % path)
+    leaf = path.rsplit('/', 1)[-1]
+    utils.wait_for(lambda: any(
+        r.resource_status == status and r.resource_name == leaf
+        for r in heat.resources.list(name, nested_depth=3)), 30,
+        what='%s %s' % (path, status))
+    return rows
+
+
+def assert_nothing_forward(server, heat, name, before, path):
+    """Rolled back, nothing of the cancelled update ran after the hold.
+
+    Two levels down, stock Heat 27's own cancel ends ``ROLLBACK_FAILED``
+    (the rollback of the middle stack is failed by the cancel of the
+    inner one), with breakpoints or without: there the rollback is only
+    asked to have run.
+    """
+    status = utils.wait_for(
+        lambda: (lambda s: not s.endswith('IN_PROGRESS') and s)(
+            heat.stacks.get(name).stack_status), 150, what='settled')
+    stack = heat.stacks.get(name)
+    if path.count('/') == 1:
+        assert status == 'ROLLBACK_COMPLETE', stack.stack_status_reason
+    else:
+        assert status.startswith('ROLLBACK_'), stack.stack_status_reason
+    assert rep_of(server, heat, name) == before  # no replacement, none deleted
+    rep_events = nested_events(heat, name, 'rep')
+    created = [e for e in rep_events if e.resource_status ==
+               'CREATE_COMPLETE' and e.resource_status_reason ==
+               'state changed']
+    assert len(created) == 1, [
+        (e.resource_status, e.resource_status_reason) for e in rep_events]
+    assert not [e for e in rep_events if e.resource_status.startswith(
+        'DELETE')]
+    leaf = path.rsplit('/', 1)[-1]
+    found = [e.resource_status_reason for e in nested_events(
+        heat, name, leaf)]
+    assert any(r.endswith(' released (%s)' % reasons.RELEASE_CANCEL)
+               for r in found), found
+    assert not any(r.endswith(' released (%s)' % reasons.RELEASE_STEP) or
+                   r.endswith(' released (%s)' % reasons.RELEASE_CLEAR)
+                   for r in found), found
+    assert interactive.held(server, name) == []
+    utils.wait_for(lambda: not rows_left(server, stack.id), 30,
+                   what='no rows of ours left')
+
+
+@pytest.mark.parametrize('depth', [1, 2])
+@pytest.mark.parametrize('kind', sorted(HOLDS))
+def test_a_release_racing_the_cancel_resumes_nothing(
+        heat_server, heat, stack_name, depth, kind):
+    option, leaf, status = HOLDS[kind]
+    path = '%s/%s' % (PREFIX[depth], leaf)
+    create(heat_server, heat, stack_name, depth)
+    before = rep_of(heat_server, heat, stack_name)
+    osc(heat_server, 'stack', 'update', stack_name, '--existing',
+        '--parameter', 'val=v2', option, path)
+    rows = wait_hold(heat, stack_name, path, status)
+    manager = bp_v1.BreakpointManager(heat)
+    heat.actions.cancel_update(stack_name)
+    # At once, before the rollback reaches the nested stack: the engine,
+    # not the client, must keep the forward update from going on.
+    manager.release(stack_name, path, reasons.RELEASE_STEP, rows)
+    assert_nothing_forward(heat_server, heat, stack_name, before, path)
+
+
+@pytest.mark.skipif(interactive.shutil.which('tmux') is None,
+                    reason='tmux is not installed')
+def test_cancel_from_update_interactive_in_a_nested_stack(
+        heat_server, heat, stack_name, panes):
+    create(heat_server, heat, stack_name, 1)
+    before = rep_of(heat_server, heat, stack_name)
+    pane = interactive.watch_pane(
+        heat_server, panes, 'openstack', 'stack', 'update', stack_name,
+        '--existing', '--parameter', 'val=v2', '--breakpoint-on-replace',
+        '*', '-i')
+    pane.wait('Release inner/rep?')
+    pane.answer('cancel')
+    screen = pane.wait('EXIT=', timeout=150)
+    assert 'cancelled the operation: Heat rolls it back' in screen
+    assert 'Stack %s ROLLBACK_COMPLETE' % stack_name in screen
+    assert 'EXIT=0' in screen
+    assert_nothing_forward(heat_server, heat, stack_name, before,
+                           'inner/rep')
+
+
+@pytest.mark.skipif(interactive.shutil.which('tmux') is None,
+                    reason='tmux is not installed')
+def test_cancel_from_watch_interactive_two_levels_down(
+        heat_server, heat, stack_name, panes):
+    create(heat_server, heat, stack_name, 2)
+    before = rep_of(heat_server, heat, stack_name)
+    osc(heat_server, 'stack', 'update', stack_name, '--existing',
+        '--parameter', 'val=v2', '--breakpoint-on-replace', '*')
+    wait_hold(heat, stack_name, 'mid/inner/rep', 'UPDATE_IN_PROGRESS')
+    pane = interactive.watch_pane(heat_server, panes, 'openstack', 'stack',
+                                  'breakpoint', 'watch', '-i', stack_name)
+    pane.wait('Release mid/inner/rep?')
+    pane.answer('cancel')
+    screen = pane.wait('EXIT=', timeout=150)
+    assert 'cancelled the operation: Heat rolls it back' in screen
+    assert 'Stack %s ROLLBACK_' % stack_name in screen
+    assert_nothing_forward(heat_server, heat, stack_name, before,
+                           'mid/inner/rep')

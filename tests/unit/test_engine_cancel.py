@@ -1,0 +1,154 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""A cancel wins: what the engine reads to know an operation was cancelled.
+
+:func:`operations.forward_ended` answers from the root stack's row and
+our cancel mark, as they are in the database now; once it says so,
+nothing holds (:func:`decision.rules`) and a continue does not undo it.
+"""
+
+from unittest import mock
+
+import pytest
+import sqlalchemy as sa
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import signals
+from heat_breakpoint import reasons
+
+
+class Root:
+    """The few attributes of a root Stack object that operations reads."""
+
+    owner_id = None
+
+    def __init__(self, stack_id='s1', traversal='t1'):
+        self.id = stack_id
+        self.current_traversal = traversal
+
+
+@pytest.fixture
+def db():
+    engine = sa.create_engine('sqlite://')
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            'CREATE TABLE stack (id VARCHAR(36) PRIMARY KEY, action '
+            'VARCHAR(255), status VARCHAR(255), status_reason TEXT, '
+            'current_traversal VARCHAR(36))')
+        conn.exec_driver_sql(
+            "INSERT INTO stack VALUES ('s1', 'UPDATE', 'IN_PROGRESS', "
+            "'Stack UPDATE started', 't1')")
+    with mock.patch.object(operations.db_api, 'get_engine',
+                           return_value=engine), \
+            mock.patch.object(operations, '_ready_engines', set()):
+        operations._engine()
+        yield engine
+
+
+def _set(engine, **values):
+    with engine.begin() as conn:
+        for column, value in values.items():
+            conn.exec_driver_sql(
+                'UPDATE stack SET %s = ? WHERE id = ?' % column,
+                (value, 's1'))
+
+
+def test_a_forward_operation_goes_on(db):
+    assert operations.forward_ended('s1', 't1') is None
+
+
+def test_a_cancel_mark_ends_it_before_heat_changed_anything(db):
+    operations.cancel_asked(Root())
+    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+    # Another operation of the same stack is not cancelled by it.
+    assert operations.forward_ended('s1', 't0') == operations.SUPERSEDED
+
+
+@pytest.mark.parametrize('values', [
+    {'action': 'ROLLBACK', 'current_traversal': 't2'},
+    {'status': 'FAILED', 'status_reason': 'Stack UPDATE cancelled',
+     'current_traversal': 't2'},
+])
+def test_a_rollback_or_heats_own_cancel_ends_it(db, values):
+    _set(db, **values)
+    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+
+
+def test_a_newer_update_supersedes_it(db):
+    _set(db, current_traversal='t2')
+    assert operations.forward_ended('s1', 't1') == operations.SUPERSEDED
+
+
+def test_a_stack_gone_ends_it(db):
+    assert operations.forward_ended('gone', 't1') == operations.SUPERSEDED
+
+
+def test_a_continue_after_the_cancel_does_not_undo_it(db):
+    root = Root()
+    operations.cancel_asked(root)
+    operations.mark(root, operations.CONTINUE)
+    assert operations.read(root).mode == operations.CANCEL
+    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+
+
+def test_nothing_holds_once_cancelled():
+    env = [breakpoints.parse_name('a')]
+    state = operations.State(mode=operations.CANCEL,
+                             targets={'b': operations.STEP})
+    found = decision.rules(env, state)
+    assert [(r.name, r.armed, r.why) for r in found] == [
+        ('b', False, 'cancel'), ('a', False, 'cancel')]
+    assert decision.decide(found, ('a',), 'create') is None
+    assert decision.decide(found, ('b',), 'create') is None
+
+
+@pytest.mark.parametrize('details, kind', [
+    ({reasons.COMMAND_KEY: 'set'}, signals.COMMAND),
+    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'},
+     signals.RELEASE),
+    ({'unset_hook': 'pre-create'}, None),  # stock hook clear
+    ({'anything': 1}, None),
+    ('a string', None),
+    (None, None),
+])
+def test_which_signals_carry_a_command_of_ours(details, kind):
+    assert signals.carried(details) == kind
+
+
+def test_continue_with_a_depth_disarms_the_top_levels_only():
+    env = [breakpoints.parse_name(name)
+           for name in ('web', 'inner/rep', '*')]
+    state = operations.State(mode=operations.continue_mode(0))
+    found = decision.rules(env, state)
+    # One rule per name at its own depth; '*' disarmed above, armed below.
+    assert [(r.name, r.armed) for r in found] == [
+        ('web', False), ('inner/rep', True), ('*', False), ('*', True)]
+    assert decision.decide(found, ('web',), 'create') is None
+    assert decision.decide(found, ('other',), 'create') is None
+    assert decision.decide(found, ('inner', 'rep'), 'create').name == \
+        'inner/rep'
+    assert decision.decide(found, ('inner', 'x'), 'create').name == '*'
+
+
+def test_a_narrower_continue_does_not_rearm_a_wider_one():
+    assert operations._wider(operations.CONTINUE,
+                             operations.continue_mode(0)) == \
+        operations.CONTINUE
+    assert operations._wider(operations.continue_mode(2),
+                             operations.continue_mode(1)) == \
+        operations.continue_mode(2)
+    assert operations._wider(operations.continue_mode(0),
+                             operations.CONTINUE) == operations.CONTINUE
+    assert operations.continue_depth('continue@3') == (True, 3)
+    assert operations.continue_depth('to') == (False, None)
