@@ -116,8 +116,8 @@ def _show_held(rsrc, name, action, properties, atomic=True,
         state = tuple(prior)
     hit = {'breakpoint': name, 'resource': '/'.join(path),
            'action': action, 'hook': hook,
-           'properties': inputs.resolved_inputs(properties(), rsrc.stack,
-                                                 rsrc)}
+           'properties': inputs.resolved_inputs(
+               properties(), rsrc.stack, rsrc)}
     if when != breakpoints.BEFORE:
         hit.update(details or {}, when=when)
         record['when'] = when
