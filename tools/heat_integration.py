@@ -768,6 +768,7 @@ def report(runs, args):
 
 def run(args):
     root = tempfile.mkdtemp(prefix='heat-integration-')
+    keep = args.keep_tmp or bool(os.environ.get('HEAT_INTEGRATION_KEEP'))
     try:
         print('heat-integration: ways %s; tests: %s' % (
             ', '.join(args.ways), ' '.join(args.tests)), flush=True)
@@ -783,11 +784,13 @@ def run(args):
             for t in threads:
                 t.join()
         status = report(runs, args)
-        if args.keep_tmp or status:
-            print('heat-integration: logs in %s' % root)
+        # A failed run keeps its servers' logs and databases.
+        keep = keep or bool(status)
         return status
     finally:
-        if not args.keep_tmp and not os.environ.get('HEAT_INTEGRATION_KEEP'):
+        if keep:
+            print('heat-integration: logs in %s' % root)
+        else:
             shutil.rmtree(root, ignore_errors=True)
 
 
