@@ -150,11 +150,13 @@ class LocalHeat:
 
         from heat_breakpoint.db import migration as our_migration
         from heat_breakpoint.server import sqlite
+        from heat_breakpoint.server import sqlite_ids
         engine = db_api.get_engine()
         # Migrations nest connections in one thread: harden afterwards.
         migration.db_sync(engine=engine)
         # The local server's tables are made on first use, as Heat's are.
         our_migration.db_sync(engine)
+        sqlite_ids.never_reuse_ids(engine)
         sqlite.harden(engine)
 
     def _start_engine(self) -> None:

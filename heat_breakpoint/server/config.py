@@ -76,6 +76,10 @@ def write_heat_conf(state_dir: str, paste_file: str) -> str:
         'deferred_auth_method': 'password',
         'log_file': os.path.join(state_dir, 'heat.log'),
         'use_stderr': 'false',
+        # Off by default in Heat for a shared cloud (an adopt trusts the
+        # caller's resource data); one person's local Heat has them on.
+        'enable_stack_adopt': 'true',
+        'enable_stack_abandon': 'true',
     }
     database = os.path.join(state_dir, 'heat.sqlite')
     conf['database'] = {'connection': 'sqlite:///%s' % database}
