@@ -32,6 +32,7 @@ from oslo_log import log as logging
 from heat_breakpoint.engine import authorize
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import releases
@@ -63,15 +64,62 @@ def take(service, cnxt, stack_identity, resource_name, details, sync_call,
     (:func:`carried`) pass here before anything of the stack is read.
     """
     authorize.check_signal(cnxt, details)  # before commands, releases
-    if carried(details) == COMMAND:
+    kind = carried(details)
+    if kind == COMMAND:
         return _command(service, cnxt, stack_identity, resource_name,
                         details)
     token = parking.request_context.set(cnxt)
     try:
+        stack, held = None, None
+        if kind == RELEASE:
+            stack, held = _held_namesake(service, cnxt, stack_identity,
+                                         resource_name)
+        if held is not None:
+            # As Heat's own resource_signal does, for the held one (which
+            # keeps only a weak reference to ``stack``).
+            held._signal_check_action()
+            held.signal(details)
+            return None
         return stock(service, cnxt, stack_identity, resource_name, details,
                      sync_call)
     finally:
         parking.request_context.reset(token)
+
+
+def _held_namesake(service, cnxt, stack_identity, name):
+    """(stack, the held resource of that name) where Heat picks another.
+
+    Heat finds a signal's resource by name, but an update can hold a
+    resource while a namesake (a failed replacement Heat cleans up) is in
+    the stack too; Heat may pick the namesake and refuse the signal
+    (``Signal resource during DELETE``), and the hold could never be
+    released. One small query when the name is unique, as it nearly
+    always is.
+    """
+    from heat.db import api as db_api
+    from heat.db import models
+    from heat.engine import stack as parser
+    from heat.objects import resource as resource_objects
+    db_stack = service._get_stack(cnxt, stack_identity)
+    with db_api.context_manager.reader.using(cnxt):
+        query = cnxt.session.query(models.Resource.id).filter_by(
+            stack_id=db_stack.id, name=name)
+        if query.count() < 2:
+            return None, None
+        held = [row.id for row in query.join(
+            models.ResourceData,
+            models.ResourceData.resource_id == models.Resource.id).filter(
+                models.ResourceData.key == holds.HOLD_KEY)]
+    if len(held) != 1:
+        return None, None
+    stack = parser.Stack.load(cnxt, stack=db_stack, use_stored_context=True)
+    found = stack.resource_get(name)
+    if found is not None and found.id == held[0]:
+        return None, None  # Heat picks the held one itself
+    LOG.info('Releasing %(name)s (id %(id)s), not its namesake', {
+        'name': name, 'id': held[0]})
+    return stack, stack._resource_from_db_resource(
+        resource_objects.Resource.get_obj(cnxt, held[0]))
 
 
 def _command(service, cnxt, stack_identity, resource_name, details):
