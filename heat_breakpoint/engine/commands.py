@@ -20,8 +20,6 @@ against the templates (members of resource groups included), not only
 against the resources that exist.
 """
 
-import difflib
-
 from oslo_log import log as logging
 
 from heat.common import exception
@@ -89,7 +87,7 @@ def _names(stack) -> list:
 
 def _not_found(stack_name: str, path: str, segment: str, names) -> None:
     message = 'Resource %s not found in stack %s' % (path, stack_name)
-    closest = difflib.get_close_matches(segment, names, n=3, cutoff=0.4)
+    closest = breakpoints.closest_names(segment, names, n=3, cutoff=0.4)
     if closest:
         message += '; closest: %s' % ', '.join(closest)
     if names:
