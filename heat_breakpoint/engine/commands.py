@@ -20,9 +20,12 @@ against the templates (members of resource groups included), not only
 against the resources that exist.
 """
 
+import copy
+
 from oslo_log import log as logging
 
 from heat.common import exception
+from heat.db import api as db_api
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
@@ -32,6 +35,7 @@ from heat_breakpoint.engine import events
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
 
@@ -231,7 +235,7 @@ def command(stack, path: str, kind: str,
         full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
         state = _state(root, full, rsrc, when)
-    result = _apply(root, full, operations.kind_of(kind, when), state)
+    result = _apply(root, full, operations.kind_of(kind, when), state, rsrc)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
         events.record_stack(root, reasons.commanded(full, kind))
     return {'resource': full, 'command': kind, 'result': result}
@@ -245,12 +249,44 @@ def _parse(path: str, when: str) -> None:
         _refuse(str(exc))
 
 
-def _add(root, full: str, kind: str) -> None:
+def _add(root, full: str, kind: str, rsrc=None) -> None:
     try:
         operations.add_targets(root, [full], kind,
                                limit=operations.MAX_TARGETS)
     except operations.TooManyTargets as exc:
         _refuse('Stack %s: %s' % (root.name, exc))
+    if operations.split_kind(kind)[0] != operations.CLEAR:
+        _take_commands(root, rsrc)
+
+
+def _take_commands(root, rsrc=None) -> None:
+    """Make the checks of an operation without breakpoints read its targets.
+
+    The checks of an operation whose environment has no breakpoints do
+    not look for commands (they cost nothing). An armed target writes an
+    empty breakpoint list in the environment of the template the root
+    stack runs (a delete's too), which :mod:`decision` reads as "commands
+    only", and which the nested stacks created from then on inherit; and
+    in the template of the target's own nested stack, which has its own
+    copy of the environment while it is created or updated.
+    """
+    stacks = [root]
+    if rsrc is not None and rsrc.stack.owner_id and \
+            root.action != root.DELETE:
+        stacks.append(rsrc.stack)
+    for stack in stacks:
+        if registry.MARKER in stack.env.param_defaults:
+            continue
+        # The stored environment as it is (encrypted parameters stay so).
+        row = db_api.raw_template_get(stack.context, stack.t.id)
+        env = copy.deepcopy(row.environment or {})
+        defaults = env.setdefault('parameter_defaults', {})
+        if registry.MARKER in defaults:
+            continue
+        defaults[registry.MARKER] = []
+        db_api.raw_template_update(stack.context, stack.t.id,
+                                   {'environment': env})
+        stack.env.param_defaults[registry.MARKER] = []
 
 
 def _continue(root, depth=None) -> dict:
@@ -274,7 +310,8 @@ def _prefix(stack) -> tuple:
     return decision.stack_path(stack)
 
 
-def _apply(root, full: str, kind: str, state: str) -> str:
+def _apply(root, full: str, kind: str, state: str,
+           rsrc=None) -> str:
     base = operations.split_kind(kind)[0]
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
@@ -288,7 +325,7 @@ def _apply(root, full: str, kind: str, state: str) -> str:
     if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
-        _add(root, full, kind)
+        _add(root, full, kind, rsrc)
         return ARMED
     if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
@@ -296,5 +333,5 @@ def _apply(root, full: str, kind: str, state: str) -> str:
         _add(root, full, kind)
         return DISARMED
     operations.mark(root, operations.RUN_TO)
-    _add(root, full, kind)
+    _add(root, full, kind, rsrc)
     return RUNNING_TO

@@ -13,6 +13,7 @@
 operation, on the real local Heat through the real OSC commands."""
 
 from heat_breakpoint import reasons
+from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils
@@ -174,3 +175,56 @@ def test_two_clients_stepping_at_once_make_one_step(heat_server, heat,
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     test_engine.assert_created_once(heat, stack_name, 'ABCD')
+
+
+def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
+                                                       stack_name):
+    # The environment holds C before its delete (D is deleted first).
+    test_engine.create(heat, stack_name, 'chain.yaml', 'C',
+                       actions=['delete'])
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    test_engine.wait_held(heat, stack_name, 'C', 'DELETE_IN_PROGRESS')
+    manager = bp_v1.BreakpointManager(heat)
+    # A is not deleted yet (it waits for B, which waits for C).
+    assert manager.set(stack_name, 'A') == 'armed'
+    armed = [(row['resource'], row['state'], row['action'])
+             for row in manager.list(stack_name) if row['resource'] == 'A']
+    assert armed == [('A', 'armed', 'DELETE')]
+    reasons_seen = [e.resource_status_reason
+                    for e in heat.events.list(stack_name)]
+    assert any('Breakpoint set on A' in (r or '') for r in reasons_seen)
+    manager.clear(stack_name, 'C')  # releases C only
+    # What the list showed holds: A, after B went.
+    test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
+    assert utils.resources(heat, stack_name)['B'].resource_status == \
+        'DELETE_COMPLETE'
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_for(lambda: stack_name not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
+
+
+def test_set_during_a_delete_without_delete_breakpoints(heat_server, heat,
+                                                        stack_name):
+    # No breakpoint in the environment: the set is all there is.
+    test_engine.create(heat, stack_name, 'slow_delete_chain.yaml')
+    manager = bp_v1.BreakpointManager(heat)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'D'].resource_status == 'DELETE_IN_PROGRESS', 30,
+        what='D deleting')
+    assert manager.set(stack_name, 'B') == 'armed'
+    armed = [(row['resource'], row['state'], row['action'])
+             for row in manager.list(stack_name) if row['resource'] == 'B']
+    assert armed == [('B', 'armed', 'DELETE')]
+    test_engine.wait_held(heat, stack_name, 'B', 'DELETE_IN_PROGRESS')
+    assert utils.resources(heat, stack_name)['C'].resource_status == \
+        'DELETE_COMPLETE'
+    assert utils.resources(heat, stack_name)['A'].resource_status == \
+        'CREATE_COMPLETE'
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_for(lambda: stack_name not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
