@@ -133,7 +133,7 @@ def rules(env_breakpoints, state: operations.State) -> list:
     by ``continue`` and ``--to``).
     """
     found = []
-    for path, kind in sorted(state.targets.items()):
+    for path, kind in operations.target_items(state.targets):
         try:
             found.append(_target(path, kind))
         except breakpoints.BreakpointError as exc:

@@ -228,3 +228,50 @@ def test_set_during_a_delete_without_delete_breakpoints(heat_server, heat,
     utils.wait_for(lambda: stack_name not in
                    {s.stack_name for s in heat.stacks.list()}, 60,
                    what='stack deleted')
+
+
+def why_of(manager, stack, name):
+    return [row.get('why') for row in manager.list(stack)
+            if row['resource'] == name and row['state'] != 'held']
+
+
+def test_run_to_target_is_named_after_a_step(heat_server, heat, stack_name):
+    test_engine.create(heat, stack_name, 'slow_b_chain.yaml', 'A')
+    wait_held_set(heat, stack_name, ['A'])
+    manager = bp_v1.BreakpointManager(heat)
+    osc(heat_server, 'continue', stack_name, '--to', 'C')
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_IN_PROGRESS', 30, what='B running')
+    # B runs (it takes a while): hold it after, then step from there to C.
+    assert manager.set(stack_name, 'B', when='after') == 'armed'
+    wait_held_set(heat, stack_name, ['B'])
+    osc(heat_server, 'step', stack_name, 'B')
+    wait_held_set(heat, stack_name, ['C'])
+    assert why_of(manager, stack_name, 'A') == ['run to C']
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_a_step_keeps_the_after_rule_set_there(heat_server, heat,
+                                               stack_name):
+    test_engine.create(heat, stack_name, 'chain.yaml', 'A')
+    wait_held_set(heat, stack_name, ['A'])
+    manager = bp_v1.BreakpointManager(heat)
+    assert manager.set(stack_name, 'B', when='after') == 'armed'
+    osc(heat_server, 'step', stack_name, 'A')  # arms B before
+    test_engine.wait_held(heat, stack_name, 'B')
+    held = reasons.parse_held(utils.resources(heat, stack_name)[
+        'B'].resource_status_reason)
+    assert held.get('when', 'before') == 'before', held
+    whens = {(row['state'], row.get('when')) for row in
+             manager.list(stack_name) if row['resource'] == 'B'}
+    assert ('armed', 'after') in whens, whens
+    osc(heat_server, 'step', stack_name, 'B')
+    # B's create runs, then its after-rule holds it (C not started).
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_COMPLETE' and
+        held_names(heat, stack_name) == {'B'}, 60, what='B held after')
+    assert utils.resources(heat, stack_name)['C'].resource_status in (
+        'INIT_COMPLETE', '')
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
