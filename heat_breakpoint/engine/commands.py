@@ -229,13 +229,15 @@ def command(stack, path: str, kind: str,
             _refuse('%s is a pattern: %s needs one resource path'
                     % (path, _WORDS[kind]))
         rsrc, full = None, '/'.join(_prefix(stack) + (path,))
+        walked = []
         state = ARMED
     else:
-        rsrc, _walked = resolve(stack, path)
+        rsrc, walked = resolve(stack, path)
         full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
         state = _state(root, full, rsrc, when)
-    result = _apply(root, full, operations.kind_of(kind, when), state, rsrc)
+    result = _apply(root, full, operations.kind_of(kind, when), state,
+                    walked)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
         events.record_stack(root, reasons.commanded(full, kind))
     return {'resource': full, 'command': kind, 'result': result}
@@ -249,17 +251,17 @@ def _parse(path: str, when: str) -> None:
         _refuse(str(exc))
 
 
-def _add(root, full: str, kind: str, rsrc=None) -> None:
+def _add(root, full: str, kind: str, walked=()) -> None:
     try:
         operations.add_targets(root, [full], kind,
                                limit=operations.MAX_TARGETS)
     except operations.TooManyTargets as exc:
         _refuse('Stack %s: %s' % (root.name, exc))
     if operations.split_kind(kind)[0] != operations.CLEAR:
-        _take_commands(root, rsrc)
+        _take_commands(root, walked)
 
 
-def _take_commands(root, rsrc=None) -> None:
+def _take_commands(root, walked=()) -> None:
     """Make the checks of an operation without breakpoints read its targets.
 
     The checks of an operation whose environment has no breakpoints do
@@ -267,14 +269,16 @@ def _take_commands(root, rsrc=None) -> None:
     empty breakpoint list in the environment of the template the root
     stack runs (a delete's too), which :mod:`decision` reads as "commands
     only", and which the nested stacks created from then on inherit; and
-    in the template of the target's own nested stack, which has its own
-    copy of the environment while it is created or updated.
+    in the templates of the stored nested stacks on the way to the target
+    (``walked``, :func:`resolve`), which have their own copies of the
+    environment while they are created or updated.
     """
     stacks = [root]
-    if rsrc is not None and rsrc.stack.owner_id and \
-            root.action != root.DELETE:
-        stacks.append(rsrc.stack)
+    if root.action != root.DELETE:  # a delete reads the root's
+        stacks += [stack for stack in walked if stack.owner_id]
     for stack in stacks:
+        if stack.id is None or stack.t.id is None:
+            continue  # parsed from its template, not created yet
         if registry.MARKER in stack.env.param_defaults:
             continue
         # The stored environment as it is (encrypted parameters stay so).
@@ -311,7 +315,7 @@ def _prefix(stack) -> tuple:
 
 
 def _apply(root, full: str, kind: str, state: str,
-           rsrc=None) -> str:
+           walked=()) -> str:
     base = operations.split_kind(kind)[0]
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
@@ -325,7 +329,7 @@ def _apply(root, full: str, kind: str, state: str,
     if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
-        _add(root, full, kind, rsrc)
+        _add(root, full, kind, walked)
         return ARMED
     if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
@@ -333,5 +337,5 @@ def _apply(root, full: str, kind: str, state: str,
         _add(root, full, kind)
         return DISARMED
     operations.mark(root, operations.RUN_TO)
-    _add(root, full, kind, rsrc)
+    _add(root, full, kind, walked)
     return RUNNING_TO

@@ -205,8 +205,9 @@ def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
                    what='stack deleted')
 
 
-def test_set_during_a_delete_without_delete_breakpoints(heat_server, heat,
-                                                        stack_name):
+def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
+                                                           heat,
+                                                           stack_name):
     # No breakpoint in the environment: the set is all there is.
     test_engine.create(heat, stack_name, 'slow_delete_chain.yaml')
     manager = bp_v1.BreakpointManager(heat)
