@@ -276,3 +276,19 @@ def test_a_step_keeps_the_after_rule_set_there(heat_server, heat,
         'INIT_COMPLETE', '')
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_set_holds_in_a_create_started_without_breakpoints(heat_server,
+                                                           heat,
+                                                           stack_name):
+    test_engine.create(heat, stack_name, 'slow_b_chain.yaml')
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_IN_PROGRESS', 30, what='B running')
+    manager = bp_v1.BreakpointManager(heat)
+    assert manager.set(stack_name, 'C') == 'armed'
+    wait_held_set(heat, stack_name, ['C'])
+    assert utils.resources(heat, stack_name)['D'].resource_status in (
+        'INIT_COMPLETE', '')
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    test_engine.assert_created_once(heat, stack_name, 'ABCD')
