@@ -19,6 +19,11 @@ signal (``EngineService.resource_signal``, see :mod:`seam`), the same rule
 is enforced again with the signal's request context, before the command
 or the release does anything. Signals without our keys (a stock
 ``hook clear`` too) are Heat's alone, as in stock Heat.
+
+The breakpoints view is an engine RPC method of ours
+(``breakpoint_list``): heat-api checks ``breakpoints:index`` before it
+asks, and the engine checks it again with the caller's context
+(:func:`check_list`), so an RPC client that skips heat-api sees no more.
 """
 
 from oslo_log import log as logging
@@ -27,6 +32,27 @@ from heat_breakpoint import policies
 from heat_breakpoint.policies import breakpoints as rules
 
 LOG = logging.getLogger(__name__)
+
+
+def _refused(cnxt, action) -> None:
+    LOG.info('Refused %(rule)s to user %(user)s of project %(project)s',
+             {'rule': rules.POLICY_ROOT % action,
+              'user': getattr(cnxt, 'user_id', None),
+              'project': getattr(cnxt, 'project_id', None)})
+
+
+def check_list(cnxt) -> None:
+    """Refuse the breakpoints view to a caller without ``breakpoints:index``.
+
+    Raises Heat's ``Forbidden`` (heat-api answers 403); the RPC method
+    hands it back as an expected error, as every error of the view.
+    """
+    from heat.common import exception
+    try:
+        policies.authorize(cnxt, rules.INDEX)
+    except exception.Forbidden:
+        _refused(cnxt, rules.INDEX)
+        raise
 
 
 def check_signal(cnxt, details) -> None:
@@ -44,8 +70,5 @@ def check_signal(cnxt, details) -> None:
     try:
         policies.authorize(cnxt, action)
     except exception.Forbidden:
-        LOG.info('Refused %(rule)s to user %(user)s of project %(project)s',
-                 {'rule': rules.POLICY_ROOT % action,
-                  'user': getattr(cnxt, 'user_id', None),
-                  'project': getattr(cnxt, 'project_id', None)})
+        _refused(cnxt, action)
         raise oslo_messaging.rpc.dispatcher.ExpectedException()

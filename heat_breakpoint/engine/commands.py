@@ -20,11 +20,12 @@ against the templates (members of resource groups included), not only
 against the resources that exist.
 """
 
-import difflib
+import copy
 
 from oslo_log import log as logging
 
 from heat.common import exception
+from heat.db import api as db_api
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
@@ -34,6 +35,7 @@ from heat_breakpoint.engine import events
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
 from heat_breakpoint import reasons
+from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ def _names(stack) -> list:
 
 def _not_found(stack_name: str, path: str, segment: str, names) -> None:
     message = 'Resource %s not found in stack %s' % (path, stack_name)
-    closest = difflib.get_close_matches(segment, names, n=3, cutoff=0.4)
+    closest = breakpoints.closest_names(segment, names, n=3, cutoff=0.4)
     if closest:
         message += '; closest: %s' % ', '.join(closest)
     if names:
@@ -227,13 +229,15 @@ def command(stack, path: str, kind: str,
             _refuse('%s is a pattern: %s needs one resource path'
                     % (path, _WORDS[kind]))
         rsrc, full = None, '/'.join(_prefix(stack) + (path,))
+        walked = []
         state = ARMED
     else:
-        rsrc, _walked = resolve(stack, path)
+        rsrc, walked = resolve(stack, path)
         full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
         state = _state(root, full, rsrc, when)
-    result = _apply(root, full, operations.kind_of(kind, when), state)
+    result = _apply(root, full, operations.kind_of(kind, when), state,
+                    walked)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
         events.record_stack(root, reasons.commanded(full, kind))
     return {'resource': full, 'command': kind, 'result': result}
@@ -247,12 +251,46 @@ def _parse(path: str, when: str) -> None:
         _refuse(str(exc))
 
 
-def _add(root, full: str, kind: str) -> None:
+def _add(root, full: str, kind: str, walked=()) -> None:
     try:
         operations.add_targets(root, [full], kind,
                                limit=operations.MAX_TARGETS)
     except operations.TooManyTargets as exc:
         _refuse('Stack %s: %s' % (root.name, exc))
+    if operations.split_kind(kind)[0] != operations.CLEAR:
+        _take_commands(root, walked)
+
+
+def _take_commands(root, walked=()) -> None:
+    """Make the checks of an operation without breakpoints read its targets.
+
+    The checks of an operation whose environment has no breakpoints do
+    not look for commands (they cost nothing). An armed target writes an
+    empty breakpoint list in the environment of the template the root
+    stack runs (a delete's too), which :mod:`decision` reads as "commands
+    only", and which the nested stacks created from then on inherit; and
+    in the templates of the stored nested stacks on the way to the target
+    (``walked``, :func:`resolve`), which have their own copies of the
+    environment while they are created or updated.
+    """
+    stacks = [root]
+    if root.action != root.DELETE:  # a delete reads the root's
+        stacks += [stack for stack in walked if stack.owner_id]
+    for stack in stacks:
+        if stack.id is None or stack.t.id is None:
+            continue  # parsed from its template, not created yet
+        if registry.MARKER in stack.env.param_defaults:
+            continue
+        # The stored environment as it is (encrypted parameters stay so).
+        row = db_api.raw_template_get(stack.context, stack.t.id)
+        env = copy.deepcopy(row.environment or {})
+        defaults = env.setdefault('parameter_defaults', {})
+        if registry.MARKER in defaults:
+            continue
+        defaults[registry.MARKER] = []
+        db_api.raw_template_update(stack.context, stack.t.id,
+                                   {'environment': env})
+        stack.env.param_defaults[registry.MARKER] = []
 
 
 def _continue(root, depth=None) -> dict:
@@ -276,7 +314,8 @@ def _prefix(stack) -> tuple:
     return decision.stack_path(stack)
 
 
-def _apply(root, full: str, kind: str, state: str) -> str:
+def _apply(root, full: str, kind: str, state: str,
+           walked=()) -> str:
     base = operations.split_kind(kind)[0]
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
@@ -290,7 +329,7 @@ def _apply(root, full: str, kind: str, state: str) -> str:
     if base == operations.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
-        _add(root, full, kind)
+        _add(root, full, kind, walked)
         return ARMED
     if base == operations.CLEAR:
         if state == ALREADY_DISARMED:
@@ -298,5 +337,5 @@ def _apply(root, full: str, kind: str, state: str) -> str:
         _add(root, full, kind)
         return DISARMED
     operations.mark(root, operations.RUN_TO)
-    _add(root, full, kind)
+    _add(root, full, kind, walked)
     return RUNNING_TO

@@ -133,7 +133,7 @@ def rules(env_breakpoints, state: operations.State) -> list:
     by ``continue`` and ``--to``).
     """
     found = []
-    for path, kind in sorted(state.targets.items()):
+    for path, kind in operations.target_items(state.targets):
         try:
             found.append(_target(path, kind))
         except breakpoints.BreakpointError as exc:
@@ -224,7 +224,26 @@ _BREAKPOINTS_ATTR = '_breakpoint_parsed'
 _TREE_ATTR = '_breakpoint_stack_tree'
 
 
+class _CommandsOnly(tuple):
+    """No breakpoint in the environment, but commands to read.
+
+    An operation whose environment has no breakpoints costs its checks
+    nothing: they do not look for commands. A ``set`` during it leaves an
+    empty list of breakpoints in the environment (:mod:`commands`), which
+    reads as this: no rule of the environment, yet every check reads the
+    operation's targets (and its pause clock).
+    """
+
+    def __bool__(self):
+        return True
+
+
+COMMANDS_ONLY = _CommandsOnly()
+
+
 def _parsed(marker, stack_id) -> tuple:
+    if marker == []:
+        return COMMANDS_ONLY
     try:
         return _parse_marker(json.dumps(marker, sort_keys=True))
     except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
@@ -236,7 +255,7 @@ def _parsed(marker, stack_id) -> tuple:
 def stack_breakpoints(stack) -> tuple:
     """The breakpoints in a stack's own environment (fast if none)."""
     marker = stack.env.param_defaults.get(registry.MARKER)
-    if not marker:
+    if not marker and marker != []:
         return ()
     known = getattr(stack, _BREAKPOINTS_ATTR, None)
     if known is not None and known[0] is marker:
@@ -304,7 +323,8 @@ def _root_breakpoints(stack) -> tuple:
         env = root.raw_template.environment or {}
         marker = (env.get('parameter_defaults') or {}).get(
             registry.MARKER)
-        tree.root_breakpoints = _parsed(marker, root.id) if marker else ()
+        tree.root_breakpoints = _parsed(marker, root.id) \
+            if marker or marker == [] else ()
     return tree.root_breakpoints
 
 
@@ -370,9 +390,20 @@ def hold_rule(rsrc, action: str,
     found = rules(found, operations.current(rsrc.stack))
     # Whether the resource is one of its stack's first: Heat works it out
     # from the whole definition, and only a step into a nested stack asks.
-    first = (any(rule.first_only for rule in found) and
-             not rsrc.t.required_resource_names())
+    first = any(rule.first_only for rule in found) and is_first(rsrc)
     return decide(found, resource_path(rsrc), action.lower(), when, first)
+
+
+def is_first(rsrc) -> bool:
+    """Whether ``rsrc`` requires nothing in its stack (a step into it).
+
+    False while its stack is deleted: a step goes into no nested stack
+    then, and the definitions of a stack being deleted cannot resolve
+    what they refer to (its template is empty).
+    """
+    if rsrc.stack.action == rsrc.stack.DELETE:
+        return False
+    return not rsrc.t.required_resource_names()
 
 
 def held_name(rule: Rule, rsrc) -> str:

@@ -72,7 +72,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
                 rsrc, result['resource_status_reason'])
         return result
     action = root['action'] if root['status'] == 'IN_PROGRESS' else None
-    first = rsrc is not None and not rsrc.t.required_resource_names()
+    first = rsrc is not None and decision.is_first(rsrc)
     rule = None
     for when in breakpoints.WHENS:  # e.g. an on-change rule not reached yet
         rule = decision.explain(found, tuple(path.split('/')),

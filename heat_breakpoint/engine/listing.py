@@ -38,6 +38,7 @@ from heat.db import models
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.engine import authorize
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
@@ -120,6 +121,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     (armed, disarmed, done) and ``source`` (environment, set, step,
     run-to, or hook for a stock hook set by hand).
     """
+    authorize.check_list(cnxt)  # before anything of the stack is read
     db_stack = find_stack(service, cnxt, stack_identity, stack_name)
     if nested_depth is not None and nested_depth < 0:
         raise exception.Invalid(reason='nested_depth must be 0 or more')

@@ -50,6 +50,7 @@ import sqlalchemy as sa
 from heat.db import api as db_api
 from heat.objects import stack as stack_objects
 
+from heat_breakpoint import breakpoints
 from heat_breakpoint.db import reader
 from heat_breakpoint.engine import ancestry
 
@@ -116,6 +117,8 @@ def _cleared(previous, when: str) -> str:
     if previous is None:
         return kind_of(CLEAR, when)
     base, when = split_kind(previous)
+    if base == CLEAR:
+        return previous  # cleared already: it keeps its origin
     if base in (SET, STEP, RUN_TO):
         kind = kind_of(CLEAR + _ORIGIN_MARK + base, when)
         if len(kind) <= _KIND_LENGTH:
@@ -198,8 +201,40 @@ def _retry_races(func):
     return wrapper
 
 
-def _digest(path: str) -> str:
-    return hashlib.sha256(path.encode('utf-8')).hexdigest()
+def _digest(path: str, when: str = _BEFORE) -> str:
+    """The key of a path's target for one ``when`` (before, after, ...).
+
+    A path has a target per ``when``: ``set R --after`` and a step that
+    arms R before are two rules, and both hold.
+    """
+    key = path if when == _BEFORE else '%s\0%s' % (path, when)
+    return hashlib.sha256(key.encode('utf-8')).hexdigest()
+
+
+def target_items(targets: dict):
+    """``(path, kind)`` of every target, in path order.
+
+    ``targets`` as :class:`State` has them: a path's kind, or a tuple of
+    its kinds when it has targets for more than one ``when``.
+    """
+    for path, kinds in sorted(targets.items()):
+        if isinstance(kinds, str):
+            yield path, kinds
+        else:
+            for kind in sorted(kinds):
+                yield path, kind
+
+
+def _kept(previous, kind: str) -> bool:
+    """Whether a stored target stays as it is when ``kind`` is added.
+
+    A step arms the next resources; one that is armed already (``set``,
+    or the target of a ``continue --to``) keeps its own kind, so the
+    list still says why it holds (``run to R``).
+    """
+    if previous is None or split_kind(kind)[0] not in (STEP, STEP_INTO):
+        return False
+    return split_kind(previous)[0] in (SET, RUN_TO)
 
 
 def root_operation(stack) -> tuple:
@@ -358,16 +393,23 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
     """
     forget(stack)
     key = root_operation(stack)
-    by_digest = {_digest(path): path for path in paths}
+    base, when = split_kind(kind)
+    clearing = base == CLEAR
+    by_digest = {_digest(path, when): path for path in paths}
     if not by_digest:
         return
+    looked = dict(by_digest)
+    if clearing:
+        # ``clear R`` disarms R's targets of every ``when``.
+        looked.update({_digest(path, other): path for path in paths
+                       for other in breakpoints.WHENS})
     with _engine().begin() as conn:
         found = dict(conn.execute(
             sa.select(targets.c.path_digest, targets.c.kind).where(
                 _where(targets, key),
-                targets.c.path_digest.in_(sorted(by_digest)))
+                targets.c.path_digest.in_(sorted(looked)))
             .with_for_update()).all())
-        adding = len(by_digest) - len(found)
+        adding = len(set(by_digest) - set(found))
         if limit is not None and adding:
             stored = conn.execute(sa.select(sa.func.count()).select_from(
                 targets).where(_where(targets, key))).scalar()
@@ -375,8 +417,8 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
                 raise TooManyTargets(stored, adding, limit)
 
         def stored(digest):
-            if split_kind(kind)[0] == CLEAR:
-                return _cleared(found.get(digest), split_kind(kind)[1])
+            if clearing:
+                return _cleared(found.get(digest), when)
             return kind
 
         new = [dict(root_stack_id=key[0], traversal=key[1],
@@ -387,6 +429,8 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
             conn.execute(targets.insert(), new)
         changed = {}
         for digest in sorted(found):
+            if _kept(found[digest], kind):
+                continue
             changed.setdefault(stored(digest), []).append(digest)
         for value, digests in changed.items():
             conn.execute(targets.update().where(
@@ -396,7 +440,11 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
 
 @dataclasses.dataclass(frozen=True)
 class State:
-    """What is recorded for one running operation."""
+    """What is recorded for one running operation.
+
+    ``targets``: each path's kind, or a tuple of its kinds when it has a
+    target for more than one ``when`` (:func:`target_items` reads both).
+    """
 
     mode: typing.Optional[str] = None
     targets: dict = dataclasses.field(default_factory=dict)
@@ -455,7 +503,13 @@ def read(stack, conn=None) -> State:
         elif row.source == 'mode':
             found['mode'] = row.kind
         else:
-            found['targets'][row.path] = row.kind
+            known = found['targets'].get(row.path)
+            if known is None:
+                found['targets'][row.path] = row.kind
+            else:  # a target for another ``when`` of the same path
+                found['targets'][row.path] = tuple(sorted(
+                    ((known,) if isinstance(known, str) else known) +
+                    (row.kind,)))
     return State(**found)
 
 

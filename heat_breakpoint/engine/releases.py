@@ -68,7 +68,7 @@ def _forward_ended(rsrc, record):
 def _run_to_targets(stack) -> str:
     state = operations.read(stack)
     return ', '.join(sorted(
-        path for path, kind in state.targets.items()
+        path for path, kind in operations.target_items(state.targets)
         if operations.split_kind(kind)[0] == operations.RUN_TO))
 
 

@@ -35,7 +35,6 @@ environment key by key, so removing a hook means sending ``hooks: []``
 """
 
 import copy
-import difflib
 import logging
 import os
 import shutil
@@ -241,7 +240,7 @@ def _check_removed(stack, removed, known) -> None:
     message = _('Stack %(stack)s has no breakpoint %(names)s') % {
         'stack': stack, 'names': ', '.join(unknown)}
     names = sorted(known)
-    closest = difflib.get_close_matches(unknown[0], names, n=3, cutoff=0.4)
+    closest = breakpoints.closest_names(unknown[0], names, n=3, cutoff=0.4)
     if closest:
         message = '%s; %s' % (message,
                               _('closest: %s') % ', '.join(closest))

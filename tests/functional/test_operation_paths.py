@@ -74,8 +74,8 @@ def test_targets_in_nested_stacks_not_reached_yet(heat_server, heat,
               'value').split() == ['nest/inner_b', 'CREATE', 'before',
                                    'armed']
     assert fails(heat_server, 'set', stack_name, 'nest/inner_x') == (
-        'Resource nest/inner_x not found in stack %s; closest: inner_b, '
-        'inner_a (resources there: inner_a, inner_b, other)' % stack_name)
+        'Resource nest/inner_x not found in stack %s; closest: inner_a, '
+        'inner_b (resources there: inner_a, inner_b, other)' % stack_name)
     assert fails(heat_server, 'set', stack_name, 'dep/x') == (
         'Resource dep is not a nested stack: dep/x has no resources '
         'below it')

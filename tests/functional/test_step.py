@@ -13,6 +13,7 @@
 operation, on the real local Heat through the real OSC commands."""
 
 from heat_breakpoint import reasons
+from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils
@@ -171,6 +172,123 @@ def test_two_clients_stepping_at_once_make_one_step(heat_server, heat,
              if e.resource_status_reason == reasons.released('B', 'step')]
     assert len(steps) == 1
     assert sum(code == 0 for code, _o, _e in results) >= 1
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    test_engine.assert_created_once(heat, stack_name, 'ABCD')
+
+
+def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
+                                                       stack_name):
+    # The environment holds C before its delete (D is deleted first).
+    test_engine.create(heat, stack_name, 'chain.yaml', 'C',
+                       actions=['delete'])
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    test_engine.wait_held(heat, stack_name, 'C', 'DELETE_IN_PROGRESS')
+    manager = bp_v1.BreakpointManager(heat)
+    # A is not deleted yet (it waits for B, which waits for C).
+    assert manager.set(stack_name, 'A') == 'armed'
+    armed = [(row['resource'], row['state'], row['action'])
+             for row in manager.list(stack_name) if row['resource'] == 'A']
+    assert armed == [('A', 'armed', 'DELETE')]
+    reasons_seen = [e.resource_status_reason
+                    for e in heat.events.list(stack_name)]
+    assert any('Breakpoint set on A' in (r or '') for r in reasons_seen)
+    manager.clear(stack_name, 'C')  # releases C only
+    # What the list showed holds: A, after B went.
+    test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
+    assert utils.resources(heat, stack_name)['B'].resource_status == \
+        'DELETE_COMPLETE'
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_for(lambda: stack_name not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
+
+
+def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
+                                                           heat,
+                                                           stack_name):
+    # No breakpoint in the environment: the set is all there is.
+    test_engine.create(heat, stack_name, 'slow_delete_chain.yaml')
+    manager = bp_v1.BreakpointManager(heat)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'D'].resource_status == 'DELETE_IN_PROGRESS', 30,
+        what='D deleting')
+    assert manager.set(stack_name, 'B') == 'armed'
+    armed = [(row['resource'], row['state'], row['action'])
+             for row in manager.list(stack_name) if row['resource'] == 'B']
+    assert armed == [('B', 'armed', 'DELETE')]
+    test_engine.wait_held(heat, stack_name, 'B', 'DELETE_IN_PROGRESS')
+    assert utils.resources(heat, stack_name)['C'].resource_status == \
+        'DELETE_COMPLETE'
+    assert utils.resources(heat, stack_name)['A'].resource_status == \
+        'CREATE_COMPLETE'
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_for(lambda: stack_name not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
+
+
+def why_of(manager, stack, name):
+    return [row.get('why') for row in manager.list(stack)
+            if row['resource'] == name and row['state'] != 'held']
+
+
+def test_run_to_target_is_named_after_a_step(heat_server, heat, stack_name):
+    test_engine.create(heat, stack_name, 'slow_b_chain.yaml', 'A')
+    wait_held_set(heat, stack_name, ['A'])
+    manager = bp_v1.BreakpointManager(heat)
+    osc(heat_server, 'continue', stack_name, '--to', 'C')
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_IN_PROGRESS', 30, what='B running')
+    # B runs (it takes a while): hold it after, then step from there to C.
+    assert manager.set(stack_name, 'B', when='after') == 'armed'
+    wait_held_set(heat, stack_name, ['B'])
+    osc(heat_server, 'step', stack_name, 'B')
+    wait_held_set(heat, stack_name, ['C'])
+    assert why_of(manager, stack_name, 'A') == ['run to C']
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_a_step_keeps_the_after_rule_set_there(heat_server, heat,
+                                               stack_name):
+    test_engine.create(heat, stack_name, 'chain.yaml', 'A')
+    wait_held_set(heat, stack_name, ['A'])
+    manager = bp_v1.BreakpointManager(heat)
+    assert manager.set(stack_name, 'B', when='after') == 'armed'
+    osc(heat_server, 'step', stack_name, 'A')  # arms B before
+    test_engine.wait_held(heat, stack_name, 'B')
+    held = reasons.parse_held(utils.resources(heat, stack_name)[
+        'B'].resource_status_reason)
+    assert held.get('when', 'before') == 'before', held
+    whens = {(row['state'], row.get('when')) for row in
+             manager.list(stack_name) if row['resource'] == 'B'}
+    assert ('armed', 'after') in whens, whens
+    osc(heat_server, 'step', stack_name, 'B')
+    # B's create runs, then its after-rule holds it (C not started).
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_COMPLETE' and
+        held_names(heat, stack_name) == {'B'}, 60, what='B held after')
+    assert utils.resources(heat, stack_name)['C'].resource_status in (
+        'INIT_COMPLETE', '')
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+
+
+def test_set_holds_in_a_create_started_without_breakpoints(heat_server,
+                                                           heat,
+                                                           stack_name):
+    test_engine.create(heat, stack_name, 'slow_b_chain.yaml')
+    utils.wait_for(lambda: utils.resources(heat, stack_name)[
+        'B'].resource_status == 'CREATE_IN_PROGRESS', 30, what='B running')
+    manager = bp_v1.BreakpointManager(heat)
+    assert manager.set(stack_name, 'C') == 'armed'
+    wait_held_set(heat, stack_name, ['C'])
+    assert utils.resources(heat, stack_name)['D'].resource_status in (
+        'INIT_COMPLETE', '')
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     test_engine.assert_created_once(heat, stack_name, 'ABCD')

@@ -315,3 +315,21 @@ def test_the_hold_key_functional_tests_look_for():
     from heat_breakpoint.engine import parking
     from tests.functional import test_watch_interactive
     assert test_watch_interactive.HOLD_KEY == parking.HOLD_KEY
+
+
+def test_a_path_holds_before_and_after_by_its_two_targets():
+    after = operations.kind_of(operations.SET, breakpoints.AFTER)
+    found = decision.rules((), operations.State(
+        targets={'b': (after, operations.STEP)}))
+    assert decision.decide(found, ('b',), 'create').source == decision.STEP
+    held = decision.decide(found, ('b',), 'create', breakpoints.AFTER)
+    assert (held.name, held.source) == ('b', decision.SET)
+
+
+def test_commands_only_reads_as_no_breakpoint_but_checks():
+    # A set in an operation without breakpoints leaves an empty list.
+    assert decision._parsed([], 'stack-id') is decision.COMMANDS_ONLY
+    assert decision.COMMANDS_ONLY and not tuple(decision.COMMANDS_ONLY)
+    found = decision.rules(decision.COMMANDS_ONLY, operations.State(
+        targets={'b': operations.SET}))
+    assert [(r.name, r.armed) for r in found] == [('b', True)]

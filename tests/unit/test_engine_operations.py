@@ -109,8 +109,10 @@ def test_continue_and_run_to_end_what_was_said_before(db):
     operations.add_targets(writer, ['c'],
                            operations.kind_of(operations.SET, 'after'))
     assert operations.read(FakeStack()).targets == {'c': 'set@after'}
+    # clear c disarms c for every when: its after-target and before it.
     operations.add_targets(writer, ['c'], operations.CLEAR)
-    assert operations.read(FakeStack()).targets == {'c': 'clear:set@after'}
+    assert operations.read(FakeStack()).targets == {
+        'c': ('clear', 'clear:set@after')}
 
 
 def test_many_targets_in_one_transaction(db):
@@ -125,12 +127,35 @@ def test_many_targets_in_one_transaction(db):
     # The stored operation's lookup, the targets found, one insert of
     # the new ones (executemany) and one update of those found.
     assert len(statements) <= 4, statements
-    assert operations.read(FakeStack()).targets == {
-        path: operations.STEP for path in paths}
+    # A step keeps what was set where it goes (see below).
+    assert operations.read(FakeStack()).targets == dict(
+        {path: operations.STEP for path in paths},
+        p3=operations.SET, p7=operations.SET)
     operations.add_targets(writer, ['p3', 'p60'], operations.CLEAR)
     targets = operations.read(FakeStack()).targets
     assert (targets['p3'], targets['p60'], targets['p4']) == (
-        'clear:step', 'clear', operations.STEP)
+        'clear:set', 'clear', operations.STEP)
+
+
+def test_a_step_keeps_the_run_to_target_it_reaches(db):
+    writer = FakeStack()
+    operations.mark(writer, operations.RUN_TO)
+    operations.add_targets(writer, ['c'], operations.RUN_TO)
+    operations.add_targets(writer, ['b', 'c'], operations.STEP)
+    assert operations.read(FakeStack()).targets == {
+        'b': operations.STEP, 'c': operations.RUN_TO}
+
+
+def test_a_path_keeps_a_target_per_when(db):
+    writer = FakeStack()
+    after = operations.kind_of(operations.SET, 'after')
+    operations.add_targets(writer, ['b'], after)
+    operations.add_targets(writer, ['b'], operations.STEP)
+    targets = operations.read(FakeStack()).targets
+    assert targets == {'b': (after, operations.STEP)}
+    assert list(operations.target_items(targets)) == [
+        ('b', after), ('b', operations.STEP)]
+    assert operations.count_targets(writer) == 2
 
 
 def test_other_operations_are_not_read(db):
