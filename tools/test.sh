@@ -9,6 +9,13 @@ venv=${VENV:-.venv}
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip
 "$venv/bin/pip" install -q -e '.[server]' -r test-requirements.txt
+# The DAP adapter's functional tests drive it with VS Code's own DebugClient
+# (pinned in tests/functional/dap/package-lock.json).
+command -v npm >/dev/null || {
+    echo "npm (node 20) is needed for tests/functional/test_dap.py" >&2
+    exit 1
+}
+(cd tests/functional/dap && npm ci --no-audit --no-fund --loglevel=error)
 # stevedore caches entry points; a fresh install must be seen.
 rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 
