@@ -230,9 +230,11 @@ def _kept(previous, kind: str) -> bool:
 
     A step arms the next resources; one that is armed already (``set``,
     or the target of a ``continue --to``) keeps its own kind, so the
-    list still says why it holds (``run to R``).
+    list still says why it holds (``run to R``). A step into a nested
+    stack resource is another rule (its first resources hold), so it
+    replaces what was there.
     """
-    if previous is None or split_kind(kind)[0] not in (STEP, STEP_INTO):
+    if previous is None or split_kind(kind)[0] != STEP:
         return False
     return split_kind(previous)[0] in (SET, RUN_TO)
 

@@ -309,7 +309,15 @@ class BreakpointManager(stock.StockListing):
             # Nothing held yet: the engine disarms every breakpoint for
             # the rest of the operation; the armed rows say which.
             self._continue_command(st, extra)
-            return [row for row in found if row['state'] == ARMED]
+            armed = [row for row in found if row['state'] == ARMED]
+            # A hold parked while the command was on its way is released
+            # too; none parks after it.
+            late = [row for row in self.current(stack, nested_depth)[1]
+                    if row['state'] == HELD]
+            if late:
+                late = self.release(stack, how=reasons.RELEASE_CONTINUE,
+                                    rows=late, extra=extra)
+            return armed + late
         if to is None:
             return self.release(stack, how=reasons.RELEASE_CONTINUE,
                                 rows=rows, extra=extra)

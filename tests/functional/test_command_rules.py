@@ -55,7 +55,13 @@ def test_set_after_while_held_before_arms_the_after_hold(
 
 def test_continue_before_anything_is_held_disarms_everything(
         heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'D', 'C')
+    tmpl = test_engine.template('chain.yaml')
+    # Slow enough that the continue comes before C is reached.
+    tmpl['resources']['A']['properties']['action_wait_secs'] = {
+        'create': 6}
+    heat.stacks.create(stack_name=stack_name, template=tmpl,
+                       environment=test_engine.breakpoint_env('D', 'C'))
+    utils.wait_resource(heat, stack_name, 'A', 'CREATE_IN_PROGRESS')
     code, out, err = bp(heat_server, 'continue', stack_name)
     assert code == 0, (out, err)
     assert 'disarmed' in out and 'C' in out and 'D' in out, out
