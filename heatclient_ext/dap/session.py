@@ -39,6 +39,7 @@ from heatclient_ext.dap import variables
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch
 
 LOG = logging.getLogger(__name__)
@@ -99,6 +100,8 @@ class Session:
         self.poller = None
         self.started_at = None
         self.seen_running = False
+        self.rollback = reading.RollbackAhead(
+            lambda stack: self.manager.get_stack(stack))
         # After a cancel: the status prefix that ends the session
         # (ROLLBACK for an update, DELETE for a create), and since when.
         self.expect = None
@@ -291,6 +294,8 @@ class Session:
         elif self.expect and not status.startswith(self.expect) and \
                 time.monotonic() - self.expect_since < EXPECT_TIMEOUT:
             pass  # the cancel's rollback has not begun yet
+        elif self.seen_running and self.rollback.pending(self.stack, status):
+            pass  # a failure Heat is about to roll back
         elif self.seen_running or self._action_done(status):
             self._finish(status, '')
         return snap

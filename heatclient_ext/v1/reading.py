@@ -136,6 +136,53 @@ class SteadyTotals:
             done=(progress.get('done') or 0) + gone))
 
 
+#: The actions Heat rolls back after they fail, unless the stack says not
+#: to (``Stack.mark_failed``).
+ROLLED_BACK = ('CREATE', 'UPDATE', 'ADOPT', 'RESTORE')
+#: How long a failed operation may take to begin its rollback.
+ROLLBACK_BEGINS = 15.0
+
+
+class RollbackAhead:
+    """Whether a failed status is the moment before Heat rolls back.
+
+    Heat stores ``CREATE_FAILED`` (or ``UPDATE_FAILED``) first and starts
+    the rollback after, once it loaded the previous template: a session
+    that ended at the first ``*_FAILED`` would leave while the rollback
+    runs. A failure is final when the stack disables rollback, when it is
+    a cancel without rollback, or once the rollback did not begin within
+    :data:`ROLLBACK_BEGINS` seconds.
+    """
+
+    def __init__(self, get_stack, clock=time.monotonic,
+                 wait=ROLLBACK_BEGINS):
+        self.get_stack = get_stack
+        self.clock = clock
+        self.wait = wait
+        self._seen = None  # (status, since when; None: no rollback ahead)
+
+    def pending(self, stack, status):
+        action, _sep, state = status.rpartition('_')
+        if state != 'FAILED' or action not in ROLLED_BACK:
+            self._seen = None
+            return False
+        if self._seen is None or self._seen[0] != status:
+            self._seen = (status, self.clock() if self._rolls_back(stack)
+                          else None)
+        since = self._seen[1]
+        return since is not None and self.clock() - since < self.wait
+
+    def _rolls_back(self, stack):
+        try:
+            st = self.get_stack(stack)
+        except exceptions.USER_ERRORS + UNREACHABLE + (
+                heat_exc.HTTPException,):
+            return False
+        reason = st.stack_status_reason or ''
+        return (getattr(st, 'disable_rollback', True) is False and
+                not reason.endswith(' cancelled'))
+
+
 def gone(last, status):
     """The snapshot of a stack the view no longer has (a delete ended)."""
     progress = last.progress

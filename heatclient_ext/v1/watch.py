@@ -382,6 +382,9 @@ class Session:
         self.view = reading.Reader(client, stack, nested_depth, self.say)
         self.cancelled = False
         self._named = None
+        self._seen_running = False
+        self.rollback = reading.RollbackAhead(
+            lambda stack: self.manager.get_stack(stack), clock)
 
     def show(self, snap, held=()):
         self.screen.show(snap, held if self.interactive else ())
@@ -442,7 +445,14 @@ class Session:
                 continue
             held = held_rows(snap)
             self._follow(snap, held)
-            if not snap.status.endswith('_IN_PROGRESS'):
+            if snap.status.endswith('_IN_PROGRESS'):
+                self._seen_running = True
+            elif self._seen_running and self.rollback.pending(
+                    self.stack, snap.status):
+                self.show(snap)  # its rollback is about to begin
+                self.sleep(self.interval)
+                continue
+            else:
                 self.show(snap)
                 return self._finished(snap)
             if held and self.cancelled:

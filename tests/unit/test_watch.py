@@ -178,6 +178,56 @@ def test_exit_1_on_failed_with_the_reason():
         'Stack s CREATE_FAILED: Resource failed')
 
 
+class RollingBack(FakeManager):
+    """A stack that rolls back, as Heat says in its ``disable_rollback``."""
+
+    def __init__(self, reason='Resource CREATE failed: boom'):
+        super().__init__()
+        self.reason = reason
+
+    def get_stack(self, stack):
+        self.calls.append(('get_stack',))
+        return types.SimpleNamespace(stack_status_reason=self.reason,
+                                     disable_rollback=False)
+
+
+def test_a_failure_heat_rolls_back_is_followed_to_the_rollback_end():
+    sess, out, patched = session([
+        snap(), snap('CREATE_FAILED'), snap('CREATE_FAILED'),
+        snap('ROLLBACK_IN_PROGRESS'), snap('ROLLBACK_COMPLETE', done=4)])
+    sess.manager = RollingBack()
+    with patched:
+        assert sess.run() == 0
+    assert out.getvalue().splitlines()[-1] == 'Stack s ROLLBACK_COMPLETE'
+    # one look at the stack for the failure, not one per refresh
+    assert sess.manager.calls == [('get_stack',)]
+
+
+@pytest.mark.parametrize('reason,seen_running,reads', [
+    # the rollback did not begin in time (a second a read): final
+    ('Resource CREATE failed: boom', True, 2 + int(
+        reading.ROLLBACK_BEGINS)),
+    # a cancel without rollback never rolls back
+    ('Stack UPDATE cancelled', True, 2),
+    # a stack that had already failed when the session began
+    ('Resource CREATE failed: boom', False, 1),
+])
+def test_a_failure_without_a_rollback_ahead_ends_the_session(
+        reason, seen_running, reads):
+    now = [0.0]
+    shots = ([snap()] if seen_running else []) + [
+        snap('UPDATE_FAILED')] * 40
+    sess, out, patched = session(shots)
+    sess.manager = RollingBack(reason)
+    sess.rollback.clock = lambda: now[0]
+    sess.sleep = lambda seconds: now.__setitem__(0, now[0] + 1)
+    with patched as fetched:
+        assert sess.run() == 1
+    assert fetched.call_count == reads
+    assert out.getvalue().splitlines()[-1] == 'Stack s UPDATE_FAILED: ' + \
+        reason
+
+
 def test_exit_130_on_ctrl_c_touches_nothing():
     sess, out, patched = session([snap(rows=HELD), KeyboardInterrupt()])
     with patched:
