@@ -13,8 +13,11 @@
 
 Heat must see oslo.service's threading backend before it is first
 imported (heat-engine selects it the same way), so select it here, before
-any test module imports Heat.
+any test module imports Heat. Reports are made sendable by pytest-xdist's
+workers (:func:`pytest_runtest_makereport`).
 """
+
+import pytest
 
 try:
     from oslo_service import backend
@@ -26,3 +29,23 @@ if backend is not None:
         backend.init_backend(backend.BackendType.THREADING)
     except Exception:  # already selected by an earlier import
         pass
+
+
+def _encodable(text):
+    """Text a worker of pytest-xdist can send: lone surrogates escaped."""
+    if isinstance(text, str):
+        return text.encode('utf-8', 'backslashreplace').decode('utf-8')
+    return text
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    # The bad-input tests log names with lone surrogates on purpose; a
+    # report carries the captured log, and pytest-xdist sends reports to
+    # the controller as UTF-8.
+    outcome = yield
+    report = outcome.get_result()
+    report.sections = [(_encodable(title), _encodable(text))
+                       for title, text in report.sections]
+    if isinstance(report.longrepr, str):
+        report.longrepr = _encodable(report.longrepr)

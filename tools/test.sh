@@ -19,8 +19,12 @@ command -v npm >/dev/null || {
 # stevedore caches entry points; a fresh install must be seen.
 rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 
+# The functional tests mostly wait on Heat (its 1 s per leaf, polls): a
+# few pytest-xdist workers, each with a local Heat of its own, a test file
+# to a worker. PYTEST_WORKERS=0 runs them in this process, one by one.
+workers=${PYTEST_WORKERS:-3}
 status=0
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests/unit tests/functional "$@" || status=$?
+"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile tests/unit tests/functional "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests" >&2
     exit 1
