@@ -34,6 +34,7 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import reasons
 from heat_breakpoint import registry
 
@@ -236,7 +237,7 @@ def command(stack, path: str, kind: str,
         full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
         state = _state(root, full, rsrc, when)
-    result = _apply(root, full, operations.kind_of(kind, when), state,
+    result = _apply(root, full, target_kinds.kind_of(kind, when), state,
                     walked)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
         events.record_stack(root, reasons.commanded(full, kind))
@@ -257,7 +258,7 @@ def _add(root, full: str, kind: str, walked=()) -> None:
                                limit=operations.MAX_TARGETS)
     except operations.TooManyTargets as exc:
         _refuse('Stack %s: %s' % (root.name, exc))
-    if operations.split_kind(kind)[0] != operations.CLEAR:
+    if target_kinds.split_kind(kind)[0] != operations.CLEAR:
         _take_commands(root, walked)
 
 
@@ -302,7 +303,7 @@ def _continue(root, depth=None) -> dict:
     disarmed = sorted({rule.name for rule in decision.rules(
         decision.operation_breakpoints(root), operations.read(root))
         if rule.armed})
-    operations.mark(root, operations.continue_mode(depth))
+    operations.mark(root, target_kinds.continue_mode(depth))
     events.record_stack(root, reasons.CONTINUED)
     return {'resource': '', 'command': operations.CONTINUE,
             'result': DISARMED, 'disarmed': disarmed}
@@ -316,11 +317,11 @@ def _prefix(stack) -> tuple:
 
 def _apply(root, full: str, kind: str, state: str,
            walked=()) -> str:
-    base = operations.split_kind(kind)[0]
+    base = target_kinds.split_kind(kind)[0]
     if state == DONE:
         _refuse('%s is already done in this operation: nothing to %s'
                 % (full, _WORDS[base]))
-    when = operations.split_kind(kind)[1]
+    when = target_kinds.split_kind(kind)[1]
     if state == RUNNING and base in (operations.SET, operations.RUN_TO) \
             and when in _BEFORE_WHENS:
         _refuse('%s is already running in this operation: a breakpoint '

@@ -38,6 +38,7 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import ancestry
 from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
@@ -97,9 +98,9 @@ def _target(path: str, kind: str) -> Rule:
     the resources it arms), so their rules are parsed once per engine;
     a rule is immutable.
     """
-    base, when = operations.split_kind(kind)
+    base, when = target_kinds.split_kind(kind)
     cleared = base == operations.CLEAR
-    origin = operations.cleared_origin(kind) if cleared else base
+    origin = target_kinds.cleared_origin(kind) if cleared else base
     bp = breakpoints.parse_name(path, breakpoints.WHEN_ACTIONS[when], when)
     if base == operations.STEP_INTO:
         bp = breakpoints.Breakpoint(bp.segments, '*', bp.actions, when)
@@ -139,7 +140,7 @@ def rules(env_breakpoints, state: operations.State) -> list:
         except breakpoints.BreakpointError as exc:
             _malformed(path, exc)
     why = ''
-    continued, depth = operations.continue_depth(state.mode)
+    continued, depth = target_kinds.continue_depth(state.mode)
     if continued and depth is not None:
         for bp in env_breakpoints:
             # A name holds at its own depth; a lone '*' at every depth.

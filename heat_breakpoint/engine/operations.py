@@ -53,77 +53,16 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.db import reader
 from heat_breakpoint.engine import ancestry
+from heat_breakpoint.engine import target_kinds
 
-CONTINUE = 'continue'
-RUN_TO = 'to'
-STEP = 'step'
-STEP_INTO = 'into'  # the first resources of the nested stack at this path
-SET = 'set'
-CLEAR = 'clear'
-CANCEL = 'cancel'
-# A target's kind may name the hold's ``when`` (``set@after``); a cleared
-# one the kind it had (``clear:set``). Both fit the kind column.
-_WHEN_MARK, _ORIGIN_MARK = '@', ':'
-_KIND_LENGTH = 16
-_BEFORE = 'before'
-
-
-_DEPTH_MARK = '@'
-
-
-def continue_mode(depth=None) -> str:
-    """The stored mode of a continue: every level, or the first ``depth``."""
-    return CONTINUE if depth is None else '%s%s%d' % (CONTINUE, _DEPTH_MARK,
-                                                      depth)
-
-
-def continue_depth(mode) -> tuple:
-    """``(is a continue, depth or None for every level)`` of a mode."""
-    if mode == CONTINUE:
-        return True, None
-    head, mark, depth = (mode or '').partition(_DEPTH_MARK)
-    if head == CONTINUE and mark and depth.isdigit():
-        return True, int(depth)
-    return False, None
-
-
-def _wider(stored: str, mode: str) -> str:
-    """Of two continues the one that disarms more; otherwise ``mode``."""
-    old, new = continue_depth(stored), continue_depth(mode)
-    if old[0] and new[0] and new[1] is not None and (
-            old[1] is None or old[1] > new[1]):
-        return stored
-    return mode
-
-
-def kind_of(base: str, when: str = _BEFORE) -> str:
-    """The stored kind of a target: ``set``, ``set@after``, ..."""
-    return base if when == _BEFORE else base + _WHEN_MARK + when
-
-
-def split_kind(kind: str) -> tuple:
-    """``(base kind, when)`` of a stored kind."""
-    head, _mark, when = kind.partition(_WHEN_MARK)
-    return head.partition(_ORIGIN_MARK)[0], when or _BEFORE
-
-
-def cleared_origin(kind: str):
-    """What a cleared target was before its clear (``set``...), or None."""
-    head = kind.partition(_WHEN_MARK)[0]
-    return head.partition(_ORIGIN_MARK)[2] or None
-
-
-def _cleared(previous, when: str) -> str:
-    if previous is None:
-        return kind_of(CLEAR, when)
-    base, when = split_kind(previous)
-    if base == CLEAR:
-        return previous  # cleared already: it keeps its origin
-    if base in (SET, STEP, RUN_TO):
-        kind = kind_of(CLEAR + _ORIGIN_MARK + base, when)
-        if len(kind) <= _KIND_LENGTH:
-            return kind
-    return kind_of(CLEAR, when)
+CONTINUE = target_kinds.CONTINUE
+RUN_TO = target_kinds.RUN_TO
+STEP = target_kinds.STEP
+STEP_INTO = target_kinds.STEP_INTO
+SET = target_kinds.SET
+CLEAR = target_kinds.CLEAR
+CANCEL = target_kinds.CANCEL
+_BEFORE = target_kinds.BEFORE
 
 
 _metadata = sa.MetaData()
@@ -234,9 +173,9 @@ def _kept(previous, kind: str) -> bool:
     stack resource is another rule (its first resources hold), so it
     replaces what was there.
     """
-    if previous is None or split_kind(kind)[0] != STEP:
+    if previous is None or target_kinds.split_kind(kind)[0] != STEP:
         return False
-    return split_kind(previous)[0] in (SET, RUN_TO)
+    return target_kinds.split_kind(previous)[0] in (SET, RUN_TO)
 
 
 def root_operation(stack) -> tuple:
@@ -306,7 +245,7 @@ def mark(stack, mode: str = CONTINUE) -> None:
                 root_stack_id=key[0], traversal=key[1], mode=mode,
                 created_at=timeutils.utcnow()))
         elif found.mode not in (mode, CANCEL) and \
-                _wider(found.mode, mode) != found.mode:
+                target_kinds.wider(found.mode, mode) != found.mode:
             conn.execute(operations.update().where(
                 _where(operations, key)).values(mode=mode))
 
@@ -395,7 +334,7 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
     """
     forget(stack)
     key = root_operation(stack)
-    base, when = split_kind(kind)
+    base, when = target_kinds.split_kind(kind)
     clearing = base == CLEAR
     by_digest = {_digest(path, when): path for path in paths}
     if not by_digest:
@@ -420,7 +359,7 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
 
         def stored(digest):
             if clearing:
-                return _cleared(found.get(digest), when)
+                return target_kinds.cleared(found.get(digest), when)
             return kind
 
         new = [dict(root_stack_id=key[0], traversal=key[1],

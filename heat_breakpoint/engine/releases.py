@@ -39,6 +39,7 @@ from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import outcomes
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
+from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
 
@@ -69,7 +70,7 @@ def _run_to_targets(stack) -> str:
     state = operations.read(stack)
     return ', '.join(sorted(
         path for path, kind in operations.target_items(state.targets)
-        if operations.split_kind(kind)[0] == operations.RUN_TO))
+        if target_kinds.split_kind(kind)[0] == operations.RUN_TO))
 
 
 def release(rsrc, details) -> None:
@@ -126,7 +127,7 @@ def _go_on(rsrc, record, how, details) -> None:
     """What the release asked for the rest of the operation."""
     if how == reasons.RELEASE_CONTINUE:
         operations.mark(rsrc.stack,
-                        operations.continue_mode(depth_of(details)))
+                        target_kinds.continue_mode(depth_of(details)))
     elif how == reasons.RELEASE_STEP:
         by_kind = {}
         for path, kind in stepping.next_resources(

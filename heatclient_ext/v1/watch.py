@@ -14,9 +14,9 @@
 ``openstack stack breakpoint watch`` (and ``--interactive``) lives here,
 apart from the cliff command so that each piece tests alone: what one
 refresh reads and how an outage is ridden out (:mod:`.reading`), how it
-is drawn (:mod:`.screen`), the prompt's words (:mod:`.prompt`), a line typed without stopping the
-screen (:mod:`.keyboard`) and the loop (:class:`Session`). Releases go
-through :class:`.BreakpointManager`.
+is drawn (:mod:`.screen`), the prompt's words (:mod:`.prompt`), a line
+typed without stopping the screen (:mod:`.keyboard`) and the loop
+(:class:`Session`). Releases go through :class:`.BreakpointManager`.
 """
 
 import contextlib

@@ -126,7 +126,7 @@ def test_nested_depth_limits_what_is_counted(heat_server, heat, stack_name):
                                '0')
     finally:
         releaser.join()
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     lines = out.splitlines()
     assert '1 of 2 done' in lines[0]
     assert '2 of 2 done' in lines[-2]
@@ -148,7 +148,7 @@ def test_watch_prints_a_line_per_change_and_exits_0(heat_server, heat,
         code, out, err = watch(heat_server, stack_name)
     finally:
         releaser.join()
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     lines = out.splitlines()
     assert 'held: node_1, node_2, node_3, node_4' in lines[0]
     assert '1 of 6 done' in lines[0]
@@ -201,7 +201,7 @@ def test_watch_works_without_the_view(heat_server, heat, stack_name):
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     with mock.patch.object(reading, 'fetch', return_value=None):
         code, out, err = watch(heat_server, stack_name)
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     lines = out.splitlines()
     assert lines[0] == watch_v1.FALLBACK_NOTE
     assert '6 of 6 done' in lines[1]
@@ -226,7 +226,7 @@ def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
         code, out, err = watch(heat_server, stack_name)
     finally:
         releaser.join()
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     lines = out.splitlines()
     assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
     assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
@@ -263,7 +263,7 @@ def test_interactive_clear_set_and_release_by_name(heat_server, heat,
     wait_held(heat_server, stack_name, ['A'])
     code, out, err = watch_answering(heat_server, stack_name,
                                      'clear C\nset D\nX\nA\nc\n')
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     for said in ('cleared C (disarmed)',
                  'armed D for the rest of this operation',
                  'error: X is not held (held: A)',
@@ -280,7 +280,7 @@ def test_interactive_run_to(heat_server, heat, stack_name):
     wait_held(heat_server, stack_name, ['A'])
     code, out, err = watch_answering(heat_server, stack_name,
                                      'to D\nD\n')
-    assert code == 0, (err, lines)
+    assert code == 0, (err, out)
     for said in ('running to D: released A',
                  'Release D?',
                  'released D (clear)',

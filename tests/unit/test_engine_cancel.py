@@ -25,6 +25,7 @@ from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import signals
+from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import reasons
 
 
@@ -129,7 +130,7 @@ def test_which_signals_carry_a_command_of_ours(details, kind):
 def test_continue_with_a_depth_disarms_the_top_levels_only():
     env = [breakpoints.parse_name(name)
            for name in ('web', 'inner/rep', '*')]
-    state = operations.State(mode=operations.continue_mode(0))
+    state = operations.State(mode=target_kinds.continue_mode(0))
     found = decision.rules(env, state)
     # One rule per name at its own depth; '*' disarmed above, armed below.
     assert [(r.name, r.armed) for r in found] == [
@@ -142,13 +143,13 @@ def test_continue_with_a_depth_disarms_the_top_levels_only():
 
 
 def test_a_narrower_continue_does_not_rearm_a_wider_one():
-    assert operations._wider(operations.CONTINUE,
-                             operations.continue_mode(0)) == \
+    assert target_kinds.wider(operations.CONTINUE,
+                              target_kinds.continue_mode(0)) == \
         operations.CONTINUE
-    assert operations._wider(operations.continue_mode(2),
-                             operations.continue_mode(1)) == \
-        operations.continue_mode(2)
-    assert operations._wider(operations.continue_mode(0),
-                             operations.CONTINUE) == operations.CONTINUE
-    assert operations.continue_depth('continue@3') == (True, 3)
-    assert operations.continue_depth('to') == (False, None)
+    assert target_kinds.wider(target_kinds.continue_mode(2),
+                              target_kinds.continue_mode(1)) == \
+        target_kinds.continue_mode(2)
+    assert target_kinds.wider(target_kinds.continue_mode(0),
+                              operations.CONTINUE) == operations.CONTINUE
+    assert target_kinds.continue_depth('continue@3') == (True, 3)
+    assert target_kinds.continue_depth('to') == (False, None)

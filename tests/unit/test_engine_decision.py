@@ -25,6 +25,7 @@ from heat_breakpoint.engine import deadlines
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import opts
 from heat_breakpoint import registry
 
@@ -210,7 +211,7 @@ def test_set_then_clear_of_a_set_target():
     assert ('d', True, decision.SET, '') in shown(found)
     assert decision.decide(found, ('d',), 'create').name == 'd'
     state = operations.State(targets={
-        'd': operations.kind_of(operations.CLEAR + ':' + operations.SET),
+        'd': target_kinds.kind_of(operations.CLEAR + ':' + operations.SET),
         'c': operations.CLEAR})
     found = decision.rules(env, state)
     assert ('d', False, decision.SET, 'clear') in shown(found)
@@ -262,7 +263,7 @@ def test_kinds_of_hold_do_not_mix():
     assert decision.decide(found, ('a',), 'create') is None
     assert decision.decide(found, ('a',), 'create', 'after').name == 'a'
     found = decision.rules((), operations.State(
-        targets={'b': operations.kind_of(operations.SET, 'after')}))
+        targets={'b': target_kinds.kind_of(operations.SET, 'after')}))
     assert decision.decide(found, ('b',), 'create') is None
     assert decision.decide(found, ('b',), 'create', 'after').name == 'b'
 
@@ -318,7 +319,7 @@ def test_the_hold_key_functional_tests_look_for():
 
 
 def test_a_path_holds_before_and_after_by_its_two_targets():
-    after = operations.kind_of(operations.SET, breakpoints.AFTER)
+    after = target_kinds.kind_of(operations.SET, breakpoints.AFTER)
     found = decision.rules((), operations.State(
         targets={'b': (after, operations.STEP)}))
     assert decision.decide(found, ('b',), 'create').source == decision.STEP

@@ -22,6 +22,7 @@ import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import target_kinds
 
 
 class FakeStack:
@@ -92,9 +93,9 @@ def test_one_query_reads_mode_targets_and_clock(db):
     assert state.mode == operations.RUN_TO
     # A cleared target remembers what it was.
     assert state.targets == {'a': 'clear:step', 'b/c': operations.STEP}
-    assert operations.split_kind('clear:step') == (operations.CLEAR,
-                                                   'before')
-    assert operations.cleared_origin('clear:step') == operations.STEP
+    assert target_kinds.split_kind('clear:step') == (operations.CLEAR,
+                                                     'before')
+    assert target_kinds.cleared_origin('clear:step') == operations.STEP
     assert state.held == 1
     assert isinstance(state.since, datetime.datetime)
     assert state.paused() >= 0.0
@@ -107,7 +108,7 @@ def test_continue_and_run_to_end_what_was_said_before(db):
     operations.mark(writer, operations.CONTINUE)
     assert operations.read(FakeStack()).targets == {}
     operations.add_targets(writer, ['c'],
-                           operations.kind_of(operations.SET, 'after'))
+                           target_kinds.kind_of(operations.SET, 'after'))
     assert operations.read(FakeStack()).targets == {'c': 'set@after'}
     # clear c disarms c for every when: its after-target and before it.
     operations.add_targets(writer, ['c'], operations.CLEAR)
@@ -148,7 +149,7 @@ def test_a_step_keeps_the_run_to_target_it_reaches(db):
 
 def test_a_path_keeps_a_target_per_when(db):
     writer = FakeStack()
-    after = operations.kind_of(operations.SET, 'after')
+    after = target_kinds.kind_of(operations.SET, 'after')
     operations.add_targets(writer, ['b'], after)
     operations.add_targets(writer, ['b'], operations.STEP)
     targets = operations.read(FakeStack()).targets
