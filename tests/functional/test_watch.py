@@ -115,19 +115,11 @@ def test_nested_depth_limits_what_is_counted(heat_server, heat, stack_name):
     assert top['counts'] == {'waiting': 0, 'in_progress': 1, 'held': 0,
                              'complete': 1, 'failed': 0}
 
-    def release_later():
-        time.sleep(2)
-        bp_v1.BreakpointManager(heat).continue_(stack_name)
-
-    releaser = threading.Thread(target=release_later)
-    releaser.start()
-    try:
-        code, out, err = watch(heat_server, stack_name, '--nested-depth',
-                               '0')
-    finally:
-        releaser.join()
-    assert code == 0, (err, out)
-    lines = out.splitlines()
+    code, lines, err = watch_lines_while(
+        heat_server, stack_name,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name),
+        '--nested-depth', '0')
+    assert code == 0, (err, lines)
     assert '1 of 2 done' in lines[0]
     assert '2 of 2 done' in lines[-2]
     assert not any('held:' in line for line in lines)
@@ -289,24 +281,30 @@ def test_interactive_run_to(heat_server, heat, stack_name):
     assert hits(heat, stack_name) == ['A', 'D']
 
 
-def watch_lines_while(heat_server, stack, act):
+def watch_lines_while(heat_server, stack, act, *extra):
     """``watch`` in its own process (lines, not a terminal) while act().
 
-    ``act()`` drives the operation; returns the exit code and the lines.
+    ``act()`` drives the operation once the watch printed its first line
+    (it has read the state before: however slow the machine is to start
+    it); returns the exit code, the lines and stderr.
     """
     env = dict(os.environ, **heat_server.env)
     proc = subprocess.Popen(
         [os.path.join(os.path.dirname(sys.executable), 'openstack'),
-         'stack', 'breakpoint', 'watch', stack, '--interval', '0.2'],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+         'stack', 'breakpoint', 'watch', stack, '--interval', '0.2'] +
+        list(extra), env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    stuck = threading.Timer(120, proc.kill)
+    stuck.start()
     try:
-        time.sleep(3)  # the client started and read the first state
+        first = proc.stdout.readline()
         act()
         out, err = proc.communicate(timeout=120)
     finally:
+        stuck.cancel()
         if proc.poll() is None:
             proc.kill()
-    return proc.returncode, out.splitlines(), err
+    return proc.returncode, (first + out).splitlines(), err
 
 
 DONE = re.compile(r' (\d+) of (\d+) done ')
