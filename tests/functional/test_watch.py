@@ -130,18 +130,11 @@ def test_watch_prints_a_line_per_change_and_exits_0(heat_server, heat,
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     wait_held(heat_server, stack_name, NODES)
 
-    def release_later():
-        time.sleep(2)
-        bp_v1.BreakpointManager(heat).continue_(stack_name)
-
-    releaser = threading.Thread(target=release_later)
-    releaser.start()
-    try:
-        code, out, err = watch(heat_server, stack_name)
-    finally:
-        releaser.join()
-    assert code == 0, (err, out)
-    lines = out.splitlines()
+    code, lines, err = watch_lines_while(
+        heat_server, stack_name,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
+    assert code == 0, (err, lines)
+    out = '\n'.join(lines)
     assert 'held: node_1, node_2, node_3, node_4' in lines[0]
     assert '1 of 6 done' in lines[0]
     assert lines[-1] == 'Stack %s CREATE_COMPLETE' % stack_name
@@ -208,18 +201,11 @@ def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
     heat.stacks.delete(stack_name)
     wait_held(heat_server, stack_name, ['base'])
 
-    def release_later():
-        time.sleep(2)
-        bp_v1.BreakpointManager(heat).continue_(stack_name)
-
-    releaser = threading.Thread(target=release_later)
-    releaser.start()
-    try:
-        code, out, err = watch(heat_server, stack_name)
-    finally:
-        releaser.join()
-    assert code == 0, (err, out)
-    lines = out.splitlines()
+    code, lines, err = watch_lines_while(
+        heat_server, stack_name,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
+    assert code == 0, (err, lines)
+    out = '\n'.join(lines)
     assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
     assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
     assert watch_v1.FALLBACK_NOTE not in out
