@@ -27,6 +27,9 @@ and the caller needs the ``breakpoints:index`` policy (by default, what
 Errors are Heat's faults (via Heat's ``faultwrap`` filter). An engine
 without the plugin's RPC method (an older plugin, or none) makes the
 request Heat's to answer (a 404), which clients take as "no view here".
+An engine that cannot reach its database (MariaDB restarting) gets a 503
+in Heat's fault format that says so, where Heat's own requests answer an
+anonymous 500 ("Internal Error"): the user learns to try again later.
 """
 
 import json
@@ -36,7 +39,9 @@ import urllib.parse
 
 from oslo_log import log as logging
 import webob
+import webob.exc
 
+from heat_breakpoint._i18n import _
 from heat_breakpoint.api import authorize
 
 LOG = logging.getLogger(__name__)
@@ -91,6 +96,31 @@ def _engine_lacks_the_view(exc: Exception) -> bool:
         'NoSuchMethod', 'UnsupportedVersion') for name in names if name)
 
 
+# What oslo.db raises in heat-engine when the database cannot be reached.
+_DATABASE_DOWN = ('DBConnectionError',)
+
+
+def _database_unreachable(exc: Exception) -> bool:
+    """An RPC error saying the engine could not reach its database."""
+    names = {type(exc).__name__, getattr(exc, 'exc_type', None)}
+    return any(str(name).split('_Remote')[0] in _DATABASE_DOWN
+               for name in names if name)
+
+
+def _unavailable(exc_type: str) -> webob.Response:
+    """A 503 in Heat's fault format, safe to show (no traceback)."""
+    body = {
+        'code': 503,
+        'title': 'Service Unavailable',
+        'explanation': webob.exc.HTTPServiceUnavailable.explanation,
+        'error': {'type': exc_type,
+                  'message': _('heat-engine cannot reach its database: '
+                               'try again when the database is back'),
+                  'traceback': None},
+    }
+    return webob.Response(status=503, json_body=body)
+
+
 class BreakpointsView(object):
     """Answers the breakpoints route with one engine RPC call."""
 
@@ -128,6 +158,12 @@ class BreakpointsView(object):
         try:
             result = engine.call(cnxt, engine.make_msg(RPC_METHOD, **kwargs))
         except Exception as exc:
+            if _database_unreachable(exc):
+                LOG.warning('Breakpoints view of %(stack)s unavailable: '
+                            'heat-engine cannot reach its database',
+                            {'stack': parts['stack']})
+                return _unavailable('DBConnectionError')(environ,
+                                                         start_response)
             if not _engine_lacks_the_view(exc):
                 raise
             LOG.warning('heat-engine has no %s (plugin missing or older '

@@ -94,6 +94,12 @@ def read(heat_engine, query, params):
                                                 cursor)
             if lost:
                 conn.invalidate(exc)
+                if reader is not heat_engine:
+                    # The other pooled connections date from before the
+                    # server went away too (a restart drops them all):
+                    # read again on a new one, as SQLAlchemy's own
+                    # engine does on a disconnect.
+                    reader.dispose()
             if attempt or not lost:
                 raise sa.exc.DBAPIError.instance(
                     sql, args, exc, dbapi_error,

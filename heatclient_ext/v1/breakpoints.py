@@ -396,7 +396,11 @@ class BreakpointManager(stock.StockListing):
         Returns ``'armed'``, or ``'already held'`` / ``'already armed'``
         when there was nothing to do; refuses a resource already done.
         """
-        st = self.get_stack(stack)
+        # The stack as the view describes it, where there is one: its
+        # errors say why it cannot answer (heat-engine without its
+        # database), where Heat's stack look-up says "Internal Error".
+        found = self.view(stack)
+        st = found[0] if found is not None else self.get_stack(stack)
         if not _running(st):
             raise _error(_('Stack %(stack)s has no operation in progress: '
                            'use "%(command)s" for the next one'),

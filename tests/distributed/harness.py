@@ -310,15 +310,26 @@ class RabbitMQ:
         for name, text in files.items():
             with open(os.path.join(self.dir, name), 'w') as out:
                 out.write(text)
-        env = self._env()
         self.epmd = Process('epmd', ['epmd', '-port', str(self.epmd_port)],
                             os.path.join(self.dir, 'epmd.out'),
-                            env=env).start()
+                            env=self._env()).start()
+        return self.start_server(timeout)
+
+    def start_server(self, timeout=90):
+        """rabbitmq-server alone: again after :meth:`stop_server` too.
+
+        The same node name, port and Mnesia directory: the broker an
+        operator restarts (its users and virtual hosts are kept).
+        """
         self.server = Process('rabbitmq', [RABBITMQ_SERVER],
                               os.path.join(self.dir, 'rabbitmq.out'),
-                              env=env, cwd=self.dir).start()
+                              env=self._env(), cwd=self.dir).start()
         wait_for(self._ready, timeout, 'RabbitMQ on port %d' % self.port)
         return self
+
+    def stop_server(self):
+        """Stop rabbitmq-server (SIGTERM), keeping epmd and the data."""
+        stop_all([self.server])
 
     def _ready(self):
         if not self.server.alive():
@@ -361,6 +372,10 @@ class MariaDB:
              '--user=root', '--auth-root-authentication-method=normal',
              '--skip-test-db'],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        return self.start_server(timeout)
+
+    def start_server(self, timeout=60):
+        """mariadbd on the data directory: again after :meth:`stop` too."""
         self.server = Process('mariadb', [
             _which_mariadbd(), '--no-defaults', '--datadir=' + self.data,
             '--user=root', '--bind-address=127.0.0.1',
@@ -456,6 +471,7 @@ class HeatCluster:
         self.api_port = free_port()
         self.engines = {}  # name -> Process, in start order
         self.stopped_engines = {}
+        self.stopped_apis = []
         self._engine_count = 0
         self.conf = None
 
@@ -576,6 +592,18 @@ class HeatCluster:
                                 timeout=5).status_code == 200
         wait_for(answers, timeout, 'heat-api on port %d' % self.api_port)
 
+    def stop_api(self):
+        """Stop heat-api (SIGTERM); the engines go on."""
+        stop_all([self.api])
+        self.stopped_apis.append(self.api)
+        self.api = None
+
+    def restart_api(self, timeout=90):
+        """heat-api stopped and started again, on the same port."""
+        if self.api is not None:
+            self.stop_api()
+        self.start_api(timeout)
+
     def kill_engine(self, name):
         """kill -9 every process of one heat-engine."""
         proc = self.engines.pop(name)
@@ -591,7 +619,8 @@ class HeatCluster:
 
     def all_processes(self):
         return ([self.api] if self.api else []) + list(
-            self.engines.values()) + list(self.stopped_engines.values())
+            self.engines.values()) + list(self.stopped_engines.values()) + \
+            self.stopped_apis
 
     # -- clients and logs ----------------------------------------------------
 

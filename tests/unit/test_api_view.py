@@ -120,6 +120,25 @@ def test_an_engine_without_the_method_leaves_the_answer_to_heat(error):
     assert response.status_int == 404 and seen
 
 
+@pytest.mark.parametrize('error', [
+    type('DBConnectionError_Remote', (Exception,), {})('(2003, refused)'),
+    type('RemoteError', (Exception,), {'exc_type': 'DBConnectionError'})(),
+])
+def test_an_engine_without_its_database_answers_503_saying_so(error):
+    request = webob.Request.blank('/admin/stacks/web/breakpoints')
+    request.context = _context('admin')
+    the_filter = bp_filter.BreakpointFilter(lambda e, s: [], 100)
+    the_filter.view._engine = mock.Mock()
+    the_filter.view._engine.call.side_effect = error
+    response = request.get_response(the_filter)
+    assert response.status_int == 503
+    fault = response.json['error']
+    assert fault['type'] == 'DBConnectionError'
+    assert fault['traceback'] is None
+    assert 'cannot reach its database' in fault['message']
+    assert '2003' not in response.text  # nothing of the engine's error
+
+
 def test_other_engine_errors_are_raised_for_heat_to_report():
     request = webob.Request.blank('/admin/stacks/web/breakpoints')
     request.context = _context('admin')

@@ -470,6 +470,33 @@ def test_view_server_error_is_one_clear_line(manager, heat):
         manager.list('s')
 
 
+def test_set_says_why_the_view_cannot_answer(manager, heat):
+    def database_down(path):
+        raise heat_exc.HTTPServiceUnavailable(
+            'heat-engine cannot reach its database: try again when the '
+            'database is back')
+    heat.breakpoints_view = database_down
+    with pytest.raises(exceptions.BreakpointCommandError,
+                       match='^Cannot list breakpoints of s: .*cannot '
+                             'reach its database'):
+        manager.set('s', 'a')
+    assert heat.signals == []
+
+
+def test_set_reads_the_stack_from_the_view(manager, served):
+    sid = manager.get_stack('s').id
+    served.add_resource(served.find(sid), 'a', 'INIT_COMPLETE')
+    served.breakpoints_view = lambda path: {
+        'stack': {'id': sid, 'stack_name': 's',
+                  'stack_status': 'CREATE_IN_PROGRESS'},
+        'breakpoints': [],
+        'resource': {'state': 'waiting', 'resource': 'a'}}
+    assert manager.set('s', 'a') == 'armed'
+    assert served.http_gets[0] == '/stacks/s/breakpoints'
+    [signal] = served.signals
+    assert signal['stack_id'] == 's/' + sid
+
+
 def test_step_and_continue_release_what_the_view_lists(manager, served):
     manager.step('s')
     manager.continue_('s')

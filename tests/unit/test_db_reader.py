@@ -9,7 +9,8 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""The per-check read's own pool sees every write at once."""
+"""The per-check read's own pool sees every write at once, and outlives
+a restart of the database server."""
 
 import pytest
 import sqlalchemy as sa
@@ -52,3 +53,25 @@ def test_rows_are_named_and_errors_are_sqlalchemys(tmp_path):
     missing = sa.select(sa.table('nowhere', sa.column('v')).c.v)
     with pytest.raises(sa.exc.DBAPIError, match='no such table: nowhere'):
         reader.read(heat, missing, {})
+
+
+def test_a_database_restart_costs_one_retry_not_an_error(tmp_path):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    with heat.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (v INTEGER)')
+        conn.execute(TABLE.insert().values(v=7))
+    pool = reader.engine(heat)
+    opened = []
+    sa.event.listen(pool, 'connect',
+                    lambda dbapi_con, record: opened.append(dbapi_con))
+    # Three reads at once left three connections in the pool.
+    held = [pool.raw_connection() for _ in range(3)]
+    for conn in held:
+        conn.close()
+    assert len(opened) == 3
+    # The server restarted: every pooled connection is dead.
+    for dbapi_con in opened:
+        dbapi_con.close()
+    query = sa.select(TABLE.c.v)
+    assert [row.v for row in reader.read(heat, query, {})] == [7]
+    assert len(opened) == 4  # one new connection, no error
