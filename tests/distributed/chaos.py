@@ -73,7 +73,9 @@ class Stack:
     stalled: bool = False      # no progress, nothing held: left behind
     create_error: str = None   # the create request itself failed
     recovered: str = None      # status after update --existing
-    how: str = ''              # why it needed recovery (stock evidence)
+    how: str = ''              # why it needed recovery (the evidence)
+    kind: str = None           # stock, release in flight, not stock
+    refused: str = None        # a release refused after the run
 
 
 @dataclasses.dataclass
@@ -411,25 +413,50 @@ def run(cluster, duration=90, kill_every=10, stacks=20, breakpoints=True,
 
 # -- after the run -----------------------------------------------------------
 
+def notes_left(cluster, stack):
+    """{resource: [our data keys]} on one stack's resources now."""
+    found = {}
+    for name, key in _query(
+            cluster, 'SELECT r.name, d.`key` FROM resource_data d '
+            'JOIN resource r ON r.id = d.resource_id '
+            'JOIN stack s ON s.id = r.stack_id WHERE s.name = %s',
+            (stack,)):
+        if key in DATA_KEYS:
+            found.setdefault(name, []).append(key)
+    return found
+
+
 def _stock_evidence(result, stack):
-    """Why stock Heat stopped this stack, or None if it is not stock."""
-    if stack.create_error and stack.final is None:
-        return 'create request failed: %s' % stack.create_error
+    """Why this stack stopped: ``(kind, details)``.
+
+    Kinds: ``stock`` (Heat's own: a check, or its message, died with an
+    engine), ``release in flight`` (the engine serving a release died
+    after the claim, before the re-dispatch: the note of the release is
+    there, the check it was for never ran), ``not stock`` (any other
+    failure).
+    """
     if (stack.final or '').endswith('FAILED'):
         if any(word in (stack.reason or '') for word in STOCK_DOWN):
-            return 'failed: %s' % stack.reason
-        return None
+            return 'stock', 'failed: %s' % stack.reason
+        return 'not stock', 'failed: %s' % stack.reason
+    left = notes_left(result.cluster, stack.name)
+    notes = sorted(name for name, keys in left.items()
+                   if 'breakpoint_released' in keys)
+    if notes:
+        return 'release in flight', 'released %s, its check never ran' % (
+            ', '.join(notes))
+    if stack.refused:
+        return 'release in flight', 'held, its release refused: %s' % (
+            stack.refused)
     dead = result.dead_engine_ids
-    stuck = [(name, engine) for name, action, status, engine in
-             locked_resources(result.cluster, stack.name)
-             if engine in dead]
+    stuck = [name for name, action, status, engine in
+             locked_resources(result.cluster, stack.name) if engine in dead]
     if stuck:
-        return 'check of %s died with its engine' % ', '.join(
-            name for name, engine in stuck)
-    # No lock left: the check message itself was lost with an engine
-    # (taken off the queue, not yet started). Stock too, unless our
-    # release was the last thing that happened to the resource.
-    return 'check message lost with an engine'
+        return 'stock', 'check of %s died with its engine' % ', '.join(
+            stuck)
+    # No lock left: the check's message (taken off the queue, not yet
+    # started, or sent by a check that had just finished) died with it.
+    return 'stock', 'check message lost with an engine'
 
 
 def _released_last(hc, stack):
@@ -466,8 +493,12 @@ def _settle(result, stacks, seconds):
                     stack.stalled = False
                     pending.remove(stack)
             elif result.breakpoints and manager.held_now(stack.name)[1]:
-                manager.continue_(stack.name)
-                stack.stalled = False
+                try:
+                    manager.continue_(stack.name)
+                    stack.stalled = False
+                except client_exc.BreakpointCommandError as exc:
+                    # Held, and the release refused: left for recovery.
+                    stack.refused = client_exc.one_line(exc)[:200]
         time.sleep(2)
     return [s for s in pending if s.stalled or s.final.endswith('FAILED')]
 
@@ -494,11 +525,12 @@ def recover(result, settle=20, timeout=150):
             stack.stalled = True
         candidates.append(stack)
     for stack in _settle(result, candidates, settle):
-        stack.how = _stock_evidence(result, stack) or ''
+        kind, details = _stock_evidence(result, stack)
         lost = _released_last(hc, stack) if result.breakpoints else []
-        if lost:
-            stack.how = 'LOST after release: %s (%s)' % (
-                ', '.join(lost), stack.how)
+        if lost and kind == 'stock':
+            kind, details = 'not stock', 'LOST after release: %s (%s)' % (
+                ', '.join(lost), details)
+        stack.kind, stack.how = kind, details
         common.osc_ok(cluster, 'stack', 'update', '--existing', stack.name)
         todo.append(stack)
     manager = bp_api.BreakpointManager(hc)
@@ -534,8 +566,28 @@ def hold_counts(hc, stack):
     return {name: tuple(c) for name, c in counts.items()}
 
 
-def problems(result):
-    """What must never happen, as lines (empty: all checks met)."""
+def created_counts(hc, stack):
+    """{resource: Heat's own CREATE_COMPLETE events ("state changed")}.
+
+    Our release event carries the state the resource is put back to (an
+    update's hold released: CREATE_COMPLETE again); Heat's own state
+    change event says it was created.
+    """
+    counts = collections.Counter()
+    for ev in common.events(hc, stack):
+        if ev.resource_name != stack and \
+                ev.resource_status == 'CREATE_COMPLETE' and \
+                ev.resource_status_reason == 'state changed':
+            counts[ev.resource_name] += 1
+    return counts
+
+
+def problems(result, allow=()):
+    """What must never happen, as lines (empty: all checks met).
+
+    ``allow``: kinds of recovered stacks besides ``stock`` that are not
+    problems (see :func:`_stock_evidence`).
+    """
     found = list(result.chaos_problems)
     hc = result.cluster.client()
     parked_at_kills = {p for k in result.kills for p in k.parked}
@@ -547,12 +599,10 @@ def problems(result):
         if status not in ('CREATE_COMPLETE', 'UPDATE_COMPLETE'):
             found.append('%s ended %s (%s) %s' % (stack.name, status,
                                                   stack.reason, stack.how))
-        if stack.how.startswith('LOST') or (
-                stack.how == '' and stack.recovered):
-            found.append('%s needed recovery, not the stock way: %s (%s)'
-                         % (stack.name, stack.how or stack.final,
-                            stack.reason))
-        counts = common.complete_counts(hc, stack.name)
+        if stack.kind not in (None, 'stock') + tuple(allow):
+            found.append('%s needed recovery, not the stock way: %s: %s'
+                         % (stack.name, stack.kind, stack.how))
+        counts = created_counts(hc, stack.name)
         twice = {n: c for n, c in counts.items() if c > 1}
         if twice:
             found.append('%s: created more than once: %r' % (stack.name,
@@ -592,7 +642,7 @@ def checks_run(result):
 def figures(result):
     """The counts of one run, as lines."""
     recovered = result.recovered()
-    kinds = collections.Counter(s.how.split(':')[0] for s in recovered)
+    kinds = collections.Counter(s.kind for s in recovered)
     lines = [
         '%s: %.0f s of chaos, a kill every %.0f s, %d clients; wall %.0f s '
         '(+%.0f s recovery)' % (
@@ -617,8 +667,8 @@ def figures(result):
                                dict(kinds) if kinds else ''),
     ]
     for stack in recovered:
-        lines.append('    %s: %s -> %s' % (stack.name, stack.how,
-                                           stack.recovered))
+        lines.append('    %s: %s: %s -> %s' % (stack.name, stack.kind,
+                                               stack.how, stack.recovered))
     if result.breakpoints:
         lines.append('  holds parked: %d, released: %d (parked at a kill: '
                      '%d); commands: %s' % (
@@ -634,14 +684,15 @@ def figures(result):
 def side_by_side(with_plugin, disabled):
     """The stock failures of the two runs next to each other."""
     def row(label, result):
-        return '%-34s %6d %6d %10d %13d %10d' % (
+        kinds = collections.Counter(s.kind for s in result.recovered())
+        return '%-34s %6d %6d %10d %13d %10d %10d' % (
             label, len(result.kills),
             len(result.stacks) - len(result.not_created()),
-            checks_run(result), len(result.recovered()),
-            len(result.not_created()))
+            checks_run(result), kinds['stock'], len(result.not_created()),
+            len(result.recovered()) - kinds['stock'])
     return '\n'.join([
-        '%-34s %6s %6s %10s %13s %10s' % (
+        '%-34s %6s %6s %10s %13s %10s %10s' % (
             'under chaos', 'kills', 'stacks', 'resources', 'stock-failed',
-            'never made'),
+            'never made', 'other'),
         row('plugin, 3 breakpoints per stack', with_plugin),
         row('plugin disabled, no breakpoints', disabled)])
