@@ -62,6 +62,11 @@ RELEASED_RE = re.compile(r'^Breakpoint .+ released \(')
 #: What stock Heat writes when it finds the work of a dead engine.
 STOCK_DOWN = ('Engine went down', 'Worker went down')
 CHAIN = 4
+#: heat.conf of both deployments. A call heat-api makes to an engine that
+#: dies unanswered waits this long (oslo.messaging's default: 60 s).
+OPTIONS = {'DEFAULT': {'rpc_response_timeout': '20'}}
+# The OSC shell runs in this process (stdout redirected): one at a time.
+_OSC = threading.Lock()
 
 
 @dataclasses.dataclass
@@ -402,7 +407,7 @@ class _Run:
 
 
 def run(cluster, duration=90, kill_every=10, stacks=20, breakpoints=True,
-        drain=60, stall_after=30, seed=None, step_share=0.75,
+        drain=45, stall_after=20, seed=None, step_share=0.75,
         think=(0.2, 1.5)):
     """Drive ``stacks`` clients for ``duration`` s, killing engines.
 
@@ -527,7 +532,7 @@ def _settle(result, stacks, seconds):
     return [s for s in pending if s.stalled or s.final.endswith('FAILED')]
 
 
-def recover(result, settle=20, timeout=150):
+def recover(result, settle=10, timeout=150):
     """``stack update --existing`` what stock Heat left; drive it home.
 
     Sets ``how`` (the stock evidence) and ``recovered`` (the status it
@@ -555,7 +560,9 @@ def recover(result, settle=20, timeout=150):
             kind, details = 'not stock', 'LOST after release: %s (%s)' % (
                 ', '.join(lost), details)
         stack.kind, stack.how = kind, details
-        common.osc_ok(cluster, 'stack', 'update', '--existing', stack.name)
+        with _OSC:
+            common.osc_ok(cluster, 'stack', 'update', '--existing',
+                          stack.name)
         todo.append(stack)
     manager = bp_api.BreakpointManager(hc)
     deadline = time.monotonic() + timeout
@@ -740,9 +747,10 @@ def start_clusters(deployment, engines=3):
     the other deployments of the tier.
     """
     clusters = [
-        deployment.add_cluster('chaos', engines=engines, vhost='chaos'),
+        deployment.add_cluster('chaos', engines=engines, vhost='chaos',
+                               options=OPTIONS),
         deployment.add_cluster('chaos-off', engines=engines,
-                               vhost='chaos-off',
+                               vhost='chaos-off', options=OPTIONS,
                                breakpoint_options={'enabled': False})]
     together(*[cluster.start for cluster in clusters])
     return clusters
@@ -763,9 +771,9 @@ def side_by_side_run(on, off, duration, kill_every, stacks, allow=()):
                           kill_every=kill_every, stacks=stacks,
                           breakpoints=with_breakpoints)
         for cluster, with_breakpoints in ((on, True), (off, False))])
+    together(*[functools.partial(recover, result) for result in results])
     found, lines = [], []
     for result in results:
-        recover(result)
         found += problems(result, allow)
         lines += figures(result)
     lines += ['', side_by_side(*results)]
