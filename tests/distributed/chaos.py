@@ -83,6 +83,7 @@ class Stack:
     how: str = ''              # why it needed recovery (the evidence)
     kind: str = None           # stock, release in flight, not stock
     refused: str = None        # a release refused after the run
+    stock_words: list = None   # Heat's "went down" reasons in its events
 
 
 @dataclasses.dataclass
@@ -407,7 +408,7 @@ class _Run:
 
 
 def run(cluster, duration=90, kill_every=10, stacks=20, breakpoints=True,
-        drain=45, stall_after=20, seed=None, step_share=0.75,
+        drain=30, stall_after=20, seed=None, step_share=0.75,
         think=(0.2, 1.5)):
     """Drive ``stacks`` clients for ``duration`` s, killing engines.
 
@@ -443,8 +444,10 @@ def releases_in_flight(result, stack):
     check (the notification goes out just before the re-dispatch).
     """
     cluster = result.cluster
+    # Put back as it was, a held create reads INIT_COMPLETE: not done.
     done = {name for name, action, status, engine in
-            locked_resources(cluster, stack.name) if status == 'COMPLETE'}
+            locked_resources(cluster, stack.name)
+            if status == 'COMPLETE' and action != 'INIT'}
     found = []
     for name, keys in sorted(notes_left(cluster, stack.name).items()):
         if 'breakpoint_released' not in keys or name in done:
@@ -574,6 +577,11 @@ def recover(result, settle=10, timeout=150):
             if not st.stack_status.endswith('IN_PROGRESS') and \
                     st.stack_status.startswith('UPDATE'):
                 pending.remove(stack)
+                stack.stock_words = sorted({
+                    ev.resource_status_reason.split(' during')[0]
+                    for ev in common.events(hc, stack.name)
+                    if any(word in (ev.resource_status_reason or '')
+                           for word in STOCK_DOWN)})
             elif result.breakpoints and manager.held_now(stack.name)[1]:
                 # The update holds at the stack's breakpoints too.
                 manager.continue_(stack.name)
@@ -582,10 +590,10 @@ def recover(result, settle=10, timeout=150):
     return todo
 
 
-def hold_counts(hc, stack):
+def hold_counts(stack, events):
     """{resource: (holds parked, releases)} from the stack's events."""
     counts = {name: [0, 0] for name in stack.names}
-    for ev in common.events(hc, stack.name):
+    for ev in events:
         if ev.resource_name not in counts:
             continue
         reason = ev.resource_status_reason or ''
@@ -597,7 +605,7 @@ def hold_counts(hc, stack):
     return {name: tuple(c) for name, c in counts.items()}
 
 
-def created_counts(hc, stack):
+def created_counts(stack, events):
     """{resource: Heat's own CREATE_COMPLETE events ("state changed")}.
 
     Our release event carries the state the resource is put back to (an
@@ -605,8 +613,8 @@ def created_counts(hc, stack):
     change event says it was created.
     """
     counts = collections.Counter()
-    for ev in common.events(hc, stack):
-        if ev.resource_name != stack and \
+    for ev in events:
+        if ev.resource_name in stack.names and \
                 ev.resource_status == 'CREATE_COMPLETE' and \
                 ev.resource_status_reason == 'state changed':
             counts[ev.resource_name] += 1
@@ -633,7 +641,8 @@ def problems(result, allow=()):
         if stack.kind not in (None, 'stock') + tuple(allow):
             found.append('%s needed recovery, not the stock way: %s: %s'
                          % (stack.name, stack.kind, stack.how))
-        counts = created_counts(hc, stack.name)
+        events = common.events(hc, stack.name)
+        counts = created_counts(stack, events)
         twice = {n: c for n, c in counts.items() if c > 1}
         if twice:
             found.append('%s: created more than once: %r' % (stack.name,
@@ -644,7 +653,8 @@ def problems(result, allow=()):
                 found.append('%s: not created once: %r' % (stack.name,
                                                            counts))
         if result.breakpoints:
-            for name, (held, released) in hold_counts(hc, stack).items():
+            for name, (held, released) in hold_counts(stack,
+                                                      events).items():
                 result.holds['parked'] += held
                 result.holds['released'] += released
                 if (stack.name, name) in parked_at_kills:
@@ -698,8 +708,10 @@ def figures(result):
                                dict(kinds) if kinds else ''),
     ]
     for stack in recovered:
-        lines.append('    %s: %s: %s -> %s' % (stack.name, stack.kind,
-                                               stack.how, stack.recovered))
+        lines.append('    %s: %s: %s -> %s%s' % (
+            stack.name, stack.kind, stack.how, stack.recovered,
+            ' (Heat: %s)' % ', '.join(stack.stock_words)
+            if stack.stock_words else ''))
     if result.breakpoints:
         lines.append('  holds parked: %d, released: %d (parked at a kill: '
                      '%d); commands: %s' % (
@@ -773,8 +785,10 @@ def side_by_side_run(on, off, duration, kill_every, stacks, allow=()):
         for cluster, with_breakpoints in ((on, True), (off, False))])
     together(*[functools.partial(recover, result) for result in results])
     found, lines = [], []
-    for result in results:
-        found += problems(result, allow)
+    for result, more in zip(results, together(*[
+            functools.partial(problems, result, allow)
+            for result in results])):
+        found += more
         lines += figures(result)
     lines += ['', side_by_side(*results)]
     return results[0], results[1], found, lines
