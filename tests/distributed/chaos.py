@@ -84,6 +84,7 @@ class Stack:
     kind: str = None           # stock, release in flight, not stock
     refused: str = None        # a release refused after the run
     stock_words: list = None   # Heat's "went down" reasons in its events
+    in_flight: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -457,6 +458,7 @@ def releases_in_flight(result, stack):
             log = cluster.read_log(engine)
             cleared = log.rfind('hook on TestResource "%s"' % name)
             if '"resource_name": "%s"' % name not in log[cleared:]:
+                stack.in_flight.append(name)
                 found.append('%s released by %s, which died before it '
                              're-dispatched the check' % (name, engine))
     return found
@@ -657,6 +659,12 @@ def problems(result, allow=()):
                                                       events).items():
                 result.holds['parked'] += held
                 result.holds['released'] += released
+                if name in stack.in_flight and \
+                        'release in flight' in allow:
+                    # Claimed, its event never written: released once.
+                    result.holds['released in flight'] += 1
+                    released += 1
+                    result.holds['released'] += 1
                 if (stack.name, name) in parked_at_kills:
                     result.holds['parked at a kill'] += 1
                     if held < 1 or released != held:
@@ -714,9 +722,11 @@ def figures(result):
             if stack.stock_words else ''))
     if result.breakpoints:
         lines.append('  holds parked: %d, released: %d (parked at a kill: '
-                     '%d); commands: %s' % (
+                     '%d; released while their engine died: %d); '
+                     'commands: %s' % (
                          result.holds['parked'], result.holds['released'],
                          result.holds['parked at a kill'],
+                         result.holds['released in flight'],
                          dict(result.commands)))
     if result.errors:
         lines.append('  client errors (retried): %r; last: %s'
