@@ -69,9 +69,9 @@ def test_chaos_engines_killed_while_holds_are_driven(chaos_clusters):
     print('\n' + '\n'.join(lines))
     assert not found, '\n'.join(found[:30])
     for result in (with_plugin, disabled):
-        # A kill every KILL_EVERY s, as long as one engine stays up (a
-        # fresh one takes 20-50 s to start on a small machine).
-        assert len(result.kills) >= min(3, SECONDS // KILL_EVERY), (
+        # A kill every KILL_EVERY s while two engines are up, so that one
+        # stays: a fresh one takes 20-50 s to start on a small machine.
+        assert len(result.kills) >= min(2, SECONDS // KILL_EVERY), (
             result.kills)
         assert all(k.code == -9 for k in result.kills), result.kills
     # Or the run proved nothing about holds that outlive their engine.
