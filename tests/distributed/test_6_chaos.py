@@ -62,11 +62,13 @@ def chaos_clusters(request, deployment):
     return clusters
 
 
-def test_chaos_engines_killed_while_holds_are_driven(chaos_clusters):
+def test_chaos_engines_killed_while_holds_are_driven(request,
+                                                     chaos_clusters):
     on, off = chaos_clusters
     with_plugin, disabled, found, lines = chaos.side_by_side_run(
         on, off, SECONDS, KILL_EVERY, STACKS, allow=ALLOW)
-    print('\n' + '\n'.join(lines))
+    # The figures, in the tier's summary at the end of the run.
+    request.config._distributed_summary.extend(['chaos under load:'] + lines)
     assert not found, '\n'.join(found[:30])
     for result in (with_plugin, disabled):
         # A kill every KILL_EVERY s while two engines are up, so that one
