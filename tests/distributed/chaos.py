@@ -330,9 +330,12 @@ class _Run:
 
     def _registered(self, name):
         """Alive, and its worker registered (it takes checks)."""
+        proc = self.cluster.engines.get(name)
+        if proc is None:
+            return False  # killed already
         if name in self.registered:
-            return self.cluster.engines[name].alive()
-        if self.cluster.engines[name].alive() and engine_id_of(
+            return proc.alive()
+        if proc.alive() and engine_id_of(
                 self.cluster, name):
             self.registered[name] = time.monotonic()
             return True
