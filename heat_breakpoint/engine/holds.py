@@ -62,6 +62,23 @@ def data(rsrc) -> dict:
     return found
 
 
+def release_interrupted(rsrc, details) -> bool:
+    """A release signal for a hold whose earlier release was cut off.
+
+    Heat clears the hook flag, then the plugin claims the hold. When the
+    heat-engine serving a release dies between the two, the hold record
+    (under convergence) is still there, without its flag: Heat would
+    refuse every later release ("hook is not defined") and the hold could
+    never go on. Such a release goes through the plugin's claim instead.
+    """
+    hook = details.get('unset_hook') if isinstance(details, dict) else None
+    if not hook or rsrc.has_hook(hook):
+        return False
+    record = record_of(rsrc)
+    return (record is not None and record.get('hook') == hook and
+            'traversal' in record)
+
+
 def record_of(rsrc):
     """The hold record of a resource, or None."""
     raw = data(rsrc).get(HOLD_KEY)

@@ -295,7 +295,9 @@ def _wrap(cls, decision, parking, releases, events) -> None:
 
     @functools.wraps(unset_hook)
     def _unset_hook(self, details):
-        unset_hook(self, details)
+        from heat_breakpoint.engine import holds
+        if not holds.release_interrupted(self, details):
+            unset_hook(self, details)
         releases.release(self, details)
 
     @functools.wraps(signal_check_action)
@@ -430,7 +432,9 @@ def _wrap_outcomes(cls, outcomes) -> None:
 
     @functools.wraps(signal_check_hook)
     def _signal_check_hook(self, details):
-        signal_check_hook(self, details)
+        from heat_breakpoint.engine import holds
+        if not holds.release_interrupted(self, details):
+            signal_check_hook(self, details)
         outcomes.check_release(self, details)
 
     cls.create_convergence = create_convergence

@@ -457,7 +457,7 @@ class HeatCluster:
     """heat-api and heat-engines sharing one heat.conf, broker and DB."""
 
     def __init__(self, base_dir, name, rabbit, mariadb, engines=2,
-                 breakpoint_options=None, vhost='/'):
+                 breakpoint_options=None, vhost='/', options=None):
         self.name = name
         self.dir = os.path.join(base_dir, name)
         os.makedirs(self.dir)
@@ -467,6 +467,8 @@ class HeatCluster:
         self.initial_engines = engines
         self.breakpoint_options = dict(breakpoint_options or {})
         self.vhost = vhost
+        # More of heat.conf: {section: {option: value}}.
+        self.options = {k: dict(v) for k, v in (options or {}).items()}
         self.api = None
         self.api_port = free_port()
         self.engines = {}  # name -> Process, in start order
@@ -506,6 +508,8 @@ class HeatCluster:
                 key: str(value).lower() if isinstance(value, bool)
                 else str(value)
                 for key, value in self.breakpoint_options.items()}
+        for section, values in self.options.items():
+            sections.setdefault(section, {}).update(values)
         self.conf = write_conf(os.path.join(self.dir, 'heat.conf'),
                                sections)
         return self.conf
