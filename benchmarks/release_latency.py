@@ -77,8 +77,9 @@ def _record_signal_returns():
 class Poller(threading.Thread):
     """Polls one resource through heatclient, recording every answer."""
 
-    def __init__(self, hc, stack, resource):
+    def __init__(self, hc, stack, resource, server=None):
         super().__init__(daemon=True)
+        self.server = server
         self.hc, self.stack, self.resource = hc, stack, resource
         self.seen = []
         self.stopping = threading.Event()
@@ -124,8 +125,12 @@ def command(how, name):
     return ('stack', 'breakpoint', 'step', name)
 
 
-def trial(server, hc, method):
-    """Seconds from the signal returning to B starting, and more."""
+def trial(server, hc, method, poller=Poller):
+    """Seconds from the signal returning to B starting, and more.
+
+    ``poller(hc, stack, resource, server=server)``: a thread that records
+    what B shows (:class:`Poller`, or one that watches the database).
+    """
     side, form, how = METHODS[method]
     name = 'rl-%d' % next(_serial)
     env = NATIVE_ENV if form == 'hook' else \
@@ -133,7 +138,7 @@ def trial(server, hc, method):
             {}, breakpoints.parse_names(['B']))
     hc.stacks.create(stack_name=name, template=TEMPLATE, environment=env)
     wait_held(server, hc, name, form)
-    poller = Poller(hc, name, 'B')
+    poller = poller(hc, name, 'B', server=server)
     poller.start()
     del _signal_returned[:]
     began = time.perf_counter()
@@ -198,7 +203,7 @@ def main():
     return 0
 
 
-def measure(by_label, trials):
+def measure(by_label, trials, poller=Poller):
     """Every method ``trials`` times, alternating: (samples, unavailable).
 
     ``by_label``: the server of each side (``stock``, ``plugin``); anything
@@ -212,7 +217,7 @@ def measure(by_label, trials):
 
     def run(method):
         side = METHODS[method][0]
-        result = trial(by_label[side], clients[side], method)
+        result = trial(by_label[side], clients[side], method, poller)
         if 'error' in result:
             unavailable[method] = result['error'].strip().splitlines()
             _common.note('%s: exits non-zero, not available: %s' % (
@@ -243,11 +248,11 @@ def clean_up(server, hc, name, form):
                               name)
 
 
-def report(samples, unavailable, target=TARGET):
+def report(samples, unavailable, target=TARGET,
+           watched='polled every %d ms via heatclient' % (POLL * 1000)):
     _common.note('')
     _common.note('Seconds from the release signal returning to B starting '
-                 'its create (polled every %d ms via heatclient):'
-                 % (POLL * 1000))
+                 'its create (%s):' % watched)
     for method, results in samples.items():
         if method in unavailable:
             _common.note('%-44s not available yet (%s)' % (
