@@ -61,6 +61,7 @@ import release_latency  # noqa: E402
 import scale_1000  # noqa: E402
 import soak  # noqa: E402
 
+from heat_breakpoint import reasons  # noqa: E402
 from tests.distributed import harness  # noqa: E402
 
 SECTIONS = ('release', 'check', 'scale', 'soak')
@@ -132,8 +133,9 @@ def process_cpu(pid):
 class Run:
     """The deployment and the clusters of one run, stopped at the end."""
 
-    def __init__(self, log):
+    def __init__(self, log, keep=False):
         self.log = log
+        self.keep = keep
         self.dep = None
         self._serial = 0
 
@@ -149,7 +151,11 @@ class Run:
     def __exit__(self, *exc):
         import shutil
         self.dep.stop()
-        shutil.rmtree(self.dep.base_dir, ignore_errors=True)
+        if self.keep:
+            self.log('kept %s (configuration and every log)'
+                     % self.dep.base_dir)
+        else:
+            shutil.rmtree(self.dep.base_dir, ignore_errors=True)
 
     def side(self, label):
         """A fresh cluster: its own database, vhost and 2 engines."""
@@ -206,22 +212,51 @@ class DatabasePoller(release_latency.Poller):
     Through heatclient each look is a request to heat-api and an RPC call
     to an engine (tens of ms on this machine, and work for the engines that
     are starting B); the row is what that request would read.
+
+    It also times Heat's own hop from B to C (B's CREATE_COMPLETE seen to
+    C starting; a sync point and a check RPC, as a release's re-dispatch):
+    what the release's latency is made of, measured beside it, in
+    :attr:`hops` by stack name.
     """
 
     INTERVAL = 0.002
-    SQL = ('SELECT r.action, r.status, r.status_reason FROM resource r '
-           'JOIN stack s ON r.stack_id = s.id WHERE s.name = ? AND '
-           's.owner_id IS NULL AND r.name = ?')
+    SQL = ('SELECT r.name, r.action, r.status, r.status_reason FROM '
+           'resource r JOIN stack s ON r.stack_id = s.id WHERE s.name = ? '
+           "AND s.owner_id IS NULL AND r.name IN ('B', 'C')")
+    hops = {}
 
     def run(self):
+        b_done = None
         while not self.stopping.is_set():
-            rows = self.server.query(self.SQL, self.stack, self.resource)
-            for action, status, reason in rows[:1]:
-                self.seen.append((time.perf_counter(), '%s_%s' % (
-                    action, status), reason or ''))
-            if self.seen and self.seen[-1][1] == 'CREATE_COMPLETE':
-                return
+            rows = {row[0]: row[1:] for row in self.server.query(
+                self.SQL, self.stack)}
+            now = time.perf_counter()
+            if 'B' in rows:
+                action, status, reason = rows['B']
+                self.seen.append((now, '%s_%s' % (action, status),
+                                  reason or ''))
+                if self.seen[-1][1] == 'CREATE_COMPLETE' and not b_done:
+                    b_done = now
+            if b_done and 'C' in rows:
+                action, status, reason = rows['C']
+                if reasons.parse_held(reason):
+                    return  # a step: C is held, it does not start
+                if (action, status) in (('CREATE', 'IN_PROGRESS'),
+                                        ('CREATE', 'COMPLETE')):
+                    self.hops[self.stack] = now - b_done
+                    return
             self.stopping.wait(self.INTERVAL)
+
+
+def report_hops(samples, log):
+    log('')
+    log("Heat's own hop from B (CREATE_COMPLETE seen) to C starting, "
+        'in the same trials (the floor of a re-dispatch):')
+    for method, results in samples.items():
+        hops = [DatabasePoller.hops[r['name']] for r in results
+                if r['name'] in DatabasePoller.hops]
+        if hops:
+            log(_common.describe('  after %s' % method, hops, width=56))
 
 
 POLLERS = {'db': DatabasePoller, 'api': release_latency.Poller}
@@ -612,7 +647,7 @@ def main(argv=None):
     _common.header('distributed cost: MariaDB + RabbitMQ, %d engines per '
                    'side' % ENGINES, args.quick)
     summary = []
-    with Run(log) as run:
+    with Run(log, args.keep) as run:
         log('   %s; sections: %s' % (versions(run),
                                      ', '.join(args.sections)))
         if {'release', 'check'} & set(args.sections):
@@ -628,6 +663,8 @@ def main(argv=None):
                     samples, unavailable, RELEASE_TARGET,
                     **({'watched': 'its row in MariaDB, every 2 ms'}
                        if args.poll == 'db' else {}))
+                if args.poll == 'db':
+                    report_hops(samples, log)
                 summary += release_summary(samples)
             if 'check' in args.sections:
                 log('')
