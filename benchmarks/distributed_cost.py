@@ -141,7 +141,14 @@ class Run:
 
     def __enter__(self):
         harness.ensure_packages(log=self.log)
-        self.dep = harness.Deployment()
+        import tempfile
+        base = tempfile.mkdtemp(prefix='heat-breakpoint-distcost-')
+        # Every temporary file of the run's processes in its directory:
+        # MariaDB's (its tmpdir is $TMPDIR) vanished from a shared /tmp
+        # in the middle of a query once.
+        os.makedirs(os.path.join(base, 'tmp'))
+        os.environ['TMPDIR'] = os.path.join(base, 'tmp')
+        self.dep = harness.Deployment(base_dir=base)
         began = time.monotonic()
         self.dep.start_services()
         self.log('RabbitMQ and MariaDB up in %.0f s (%s)'
@@ -420,6 +427,7 @@ def scale(run, rounds, list_samples, log):
     side = run.side(_common.PLUGIN)
     found['list'], found['step'], found['all_next'] = \
         scale_1000.list_and_step(side, side.client(), log, list_samples)
+    log('  list and step done')
     side.cluster.stop()
     kinds = (('plugin', True), ('plugin', False), ('stock', False))
     for round_ in range(rounds):
@@ -647,55 +655,80 @@ def main(argv=None):
     _common.header('distributed cost: MariaDB + RabbitMQ, %d engines per '
                    'side' % ENGINES, args.quick)
     summary = []
+    failed = []
+
+    def section(name, function, *argv):
+        """Run one section; a failure is reported, the others still run."""
+        try:
+            summary.extend(function(*argv))
+        except Exception as exc:  # noqa: reported with the figures
+            import traceback
+            traceback.print_exc()
+            failed.append(name)
+            summary.append('  %-46s FAILED: %s: %s' % (
+                name, type(exc).__name__, exc))
     with Run(log, args.keep) as run:
         log('   %s; sections: %s' % (versions(run),
                                      ', '.join(args.sections)))
         if {'release', 'check'} & set(args.sections):
             sides = run.pair()
             if 'release' in args.sections:
-                log('release latency, %d trials per method, B watched %s'
-                    % (args.trials, 'in MariaDB every 2 ms' if
-                       args.poll == 'db' else 'through heatclient'))
-                release_latency._record_signal_returns()
-                samples, unavailable = release_latency.measure(
-                    sides, args.trials, POLLERS[args.poll])
-                release_latency.report(
-                    samples, unavailable, RELEASE_TARGET,
-                    **({'watched': 'its row in MariaDB, every 2 ms'}
-                       if args.poll == 'db' else {}))
-                if args.poll == 'db':
-                    report_hops(samples, log)
-                summary += release_summary(samples)
+                section('release', release_section, sides, args, log)
             if 'check' in args.sections:
-                log('')
-                log('per-check cost')
-                results = per_check(sides, args.sizes, args.rounds,
-                                    args.repeats, log)
-                report_per_check(results, log)
-                summary += per_check_summary(results)
+                section('check', check_section, sides, args, log)
             for side in sides.values():
                 side.cluster.stop()
         if 'scale' in args.sections:
-            log('')
-            log('1,000 resources, %d create round(s)' % args.scale_rounds)
-            found = scale(run, args.scale_rounds, 5 if args.quick else 20,
-                          log)
-            report_scale(found, log)
-            summary += scale_summary(found)
+            section('scale', scale_section, run, args, log)
         if 'soak' in args.sections:
-            log('')
-            log('soak, %d cycles per side, both sides at once'
-                % args.cycles)
-            found = soak_both(run, args.cycles, log)
-            report_soak(found, args.cycles, log)
-            summary += soak_summary(found)
+            section('soak', soak_section, run, args, log)
     log('')
     log('Summary (medians; the machine was shared, load average %s):'
         % _common.load())
     for line in summary:
         log(line)
     clock.footer()
-    return 0
+    return 1 if failed else 0
+
+
+def release_section(sides, args, log):
+    log('release latency, %d trials per method, B watched %s'
+        % (args.trials, 'in MariaDB every 2 ms' if args.poll == 'db'
+           else 'through heatclient'))
+    release_latency._record_signal_returns()
+    samples, unavailable = release_latency.measure(
+        sides, args.trials, POLLERS[args.poll])
+    release_latency.report(
+        samples, unavailable, RELEASE_TARGET,
+        **({'watched': 'its row in MariaDB, every 2 ms'}
+           if args.poll == 'db' else {}))
+    if args.poll == 'db':
+        report_hops(samples, log)
+    return release_summary(samples)
+
+
+def check_section(sides, args, log):
+    log('')
+    log('per-check cost')
+    results = per_check(sides, args.sizes, args.rounds, args.repeats, log)
+    report_per_check(results, log)
+    return per_check_summary(results)
+
+
+def scale_section(run, args, log):
+    log('')
+    log('1,000 resources, %d create round(s)' % args.scale_rounds)
+    found = scale(run, args.scale_rounds, 5 if args.quick else 20, log)
+    report_scale(found, log)
+    return scale_summary(found)
+
+
+def soak_section(run, args, log):
+    log('')
+    log('soak, %d cycles per side, both sides at once' % args.cycles)
+    found = soak_both(run, args.cycles, log)
+    report_soak(found, args.cycles, log)
+    return soak_summary(found)
 
 
 if __name__ == '__main__':
