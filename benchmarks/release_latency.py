@@ -77,8 +77,9 @@ def _record_signal_returns():
 class Poller(threading.Thread):
     """Polls one resource through heatclient, recording every answer."""
 
-    def __init__(self, hc, stack, resource):
+    def __init__(self, hc, stack, resource, server=None):
         super().__init__(daemon=True)
+        self.server = server
         self.hc, self.stack, self.resource = hc, stack, resource
         self.seen = []
         self.stopping = threading.Event()
@@ -124,8 +125,12 @@ def command(how, name):
     return ('stack', 'breakpoint', 'step', name)
 
 
-def trial(server, hc, method):
-    """Seconds from the signal returning to B starting, and more."""
+def trial(server, hc, method, poller=Poller):
+    """Seconds from the signal returning to B starting, and more.
+
+    ``poller(hc, stack, resource, server=server)``: a thread that records
+    what B shows (:class:`Poller`, or one that watches the database).
+    """
     side, form, how = METHODS[method]
     name = 'rl-%d' % next(_serial)
     env = NATIVE_ENV if form == 'hook' else \
@@ -133,7 +138,7 @@ def trial(server, hc, method):
             {}, breakpoints.parse_names(['B']))
     hc.stacks.create(stack_name=name, template=TEMPLATE, environment=env)
     wait_held(server, hc, name, form)
-    poller = Poller(hc, name, 'B')
+    poller = poller(hc, name, 'B', server=server)
     poller.start()
     del _signal_returned[:]
     began = time.perf_counter()
@@ -189,40 +194,50 @@ def main():
     _common.header('release latency: hook clear vs continue vs step',
                    args.quick)
     _record_signal_returns()
-    methods = list(METHODS)
-    samples = {method: [] for method in methods}
-    unavailable = {}
     with _common.servers((_common.STOCK, _common.PLUGIN),
                          keep=args.keep) as started:
-        by_label = {server.label: server for server in started}
-        clients = {label: server.client()
-                   for label, server in by_label.items()}
-
-        def run(method):
-            side = METHODS[method][0]
-            result = trial(by_label[side], clients[side], method)
-            if 'error' in result:
-                unavailable[method] = result['error'].strip().splitlines()
-                _common.note('%s: exits non-zero, not available: %s' % (
-                    method, ' / '.join(unavailable[method][-2:])))
-                clean_up(by_label[side], clients[side], result['name'],
-                         METHODS[method][1])
-            return result
-
-        for method in methods:  # warm-up, not counted; finds step missing
-            run(method)
-        _common.note('%d trials per method, methods alternating' % trials)
-        for index in range(trials):
-            shift = index % len(methods)
-            for method in methods[shift:] + methods[:shift]:
-                if method in unavailable:
-                    continue
-                result = run(method)
-                if 'latency' in result:
-                    samples[method].append(result)
+        samples, unavailable = measure(
+            {server.label: server for server in started}, trials)
     report(samples, unavailable)
     clock.footer()
     return 0
+
+
+def measure(by_label, trials, poller=Poller):
+    """Every method ``trials`` times, alternating: (samples, unavailable).
+
+    ``by_label``: the server of each side (``stock``, ``plugin``); anything
+    with a ``client()``, ``env`` and the database look-ups of
+    ``_common.Server``.
+    """
+    methods = list(METHODS)
+    samples = {method: [] for method in methods}
+    unavailable = {}
+    clients = {label: server.client() for label, server in by_label.items()}
+
+    def run(method):
+        side = METHODS[method][0]
+        result = trial(by_label[side], clients[side], method, poller)
+        if 'error' in result:
+            unavailable[method] = result['error'].strip().splitlines()
+            _common.note('%s: exits non-zero, not available: %s' % (
+                method, ' / '.join(unavailable[method][-2:])))
+            clean_up(by_label[side], clients[side], result['name'],
+                     METHODS[method][1])
+        return result
+
+    for method in methods:  # warm-up, not counted; finds step missing
+        run(method)
+    _common.note('%d trials per method, methods alternating' % trials)
+    for index in range(trials):
+        shift = index % len(methods)
+        for method in methods[shift:] + methods[:shift]:
+            if method in unavailable:
+                continue
+            result = run(method)
+            if 'latency' in result:
+                samples[method].append(result)
+    return samples, unavailable
 
 
 def clean_up(server, hc, name, form):
@@ -233,11 +248,11 @@ def clean_up(server, hc, name, form):
                               name)
 
 
-def report(samples, unavailable):
+def report(samples, unavailable, target=TARGET,
+           watched='polled every %d ms via heatclient' % (POLL * 1000)):
     _common.note('')
     _common.note('Seconds from the release signal returning to B starting '
-                 'its create (polled every %d ms via heatclient):'
-                 % (POLL * 1000))
+                 'its create (%s):' % watched)
     for method, results in samples.items():
         if method in unavailable:
             _common.note('%-44s not available yet (%s)' % (
@@ -267,14 +282,14 @@ def report(samples, unavailable):
     native = _common.median(
         [r['latency'] for r in samples['hook clear (native hook, stock)']])
     _common.note('Summary (target for breakpoints: median <= %.2f s):'
-                 % TARGET)
+                 % target)
     for method, results in samples.items():
         if method in unavailable or not results:
             continue
         value = _common.median([r['latency'] for r in results])
         verdict = ''
         if METHODS[method][1] == 'breakpoint':
-            verdict = '  met' if value <= TARGET else '  MISSED'
+            verdict = '  met' if value <= target else '  MISSED'
         speedup = ('  %.1fx native-on-stock' % (native / value)
                    if value and native == native else '')
         _common.note('  %-38s median %.3f s%s%s' % (method, value, speedup,

@@ -20,11 +20,13 @@ round trip) and, on the local server's SQLite, every transaction begins
 process: 880 us per read through Heat's engine, 38 us through this one.
 
 So reads go through a second, plain SQLAlchemy engine on the same
-database URL: a small pool, no ping, autocommit-free reads that end with
-the connection's return to the pool (so a MySQL snapshot never outlives
-one read). Nothing is cached but the compiled SQL: each check still reads
-the rows as they are now, so what any engine wrote before the check began
-is seen, exactly as before. Writes stay on Heat's engine.
+database URL: a small pool, no ping; on SQLite, reads that end with the
+connection's return to the pool, on MySQL reads in autocommit (so a
+snapshot never outlives one read, and no ROLLBACK crosses the network
+when the connection goes back). Nothing is cached but the compiled SQL:
+each check still reads the rows as they are now, so what any engine
+wrote before the check began is seen, exactly as before. Writes stay on
+Heat's engine.
 
 Past the pool the read is the driver's own: the statement is compiled
 once per query and engine, and rows come back as named tuples of the
@@ -59,9 +61,18 @@ def _make(heat_engine):
     if url.get_backend_name() == 'sqlite' and url.database in (
             None, '', ':memory:'):
         return heat_engine  # a private in-memory database: share it
+    options = {}
+    if url.get_backend_name() != 'sqlite':
+        # A read is one statement: in autocommit it is a transaction of its
+        # own (no snapshot outlives it), so the connection needs no
+        # ROLLBACK on its way back to the pool: one round trip to the
+        # server less per read (on MariaDB, 12 % of the plugin's CPU in a
+        # check).
+        options = {'isolation_level': 'AUTOCOMMIT',
+                   'pool_reset_on_return': None}
     reader = sa.create_engine(url, pool_size=POOL_SIZE,
                               max_overflow=MAX_OVERFLOW,
-                              pool_recycle=RECYCLE_SECONDS)
+                              pool_recycle=RECYCLE_SECONDS, **options)
     if url.get_backend_name() == 'sqlite':
         @sa.event.listens_for(reader, 'connect')
         def _busy_timeout(dbapi_con, con_record):

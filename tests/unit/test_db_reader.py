@@ -75,3 +75,24 @@ def test_a_database_restart_costs_one_retry_not_an_error(tmp_path):
     query = sa.select(TABLE.c.v)
     assert [row.v for row in reader.read(heat, query, {})] == [7]
     assert len(opened) == 4  # one new connection, no error
+
+
+def test_a_mysql_pool_reads_in_autocommit_and_skips_the_rollback():
+    # Each read is one statement in autocommit, so returning the
+    # connection sends no ROLLBACK: a round trip less per check on MariaDB.
+    pytest.importorskip('pymysql')
+    heat = sa.create_engine('mysql+pymysql://heat:x@127.0.0.1:1/heat')
+    pool = reader.engine(heat)
+    assert pool is not heat
+    assert pool.dialect._on_connect_isolation_level == 'AUTOCOMMIT'
+    assert pool.pool._reset_on_return is sa.pool.base.ResetStyle.reset_none
+    # Heat's own engine is left as it is.
+    assert heat.pool._reset_on_return is \
+        sa.pool.base.ResetStyle.reset_rollback
+
+
+def test_a_sqlite_pool_still_ends_each_read_with_a_rollback(tmp_path):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    pool = reader.engine(heat)
+    assert pool.pool._reset_on_return is \
+        sa.pool.base.ResetStyle.reset_rollback
