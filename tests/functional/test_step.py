@@ -282,8 +282,10 @@ def test_set_holds_in_a_create_started_without_breakpoints(heat_server,
                                                            heat,
                                                            stack_name):
     test_engine.create(heat, stack_name, 'slow_b_chain.yaml')
-    utils.wait_for(lambda: utils.resources(heat, stack_name)[
-        'B'].resource_status == 'CREATE_IN_PROGRESS', 30, what='B running')
+    # Heat stores the rows one by one: B may not be listed yet.
+    utils.wait_for(lambda: getattr(utils.resources(heat, stack_name).get(
+        'B'), 'resource_status', None) == 'CREATE_IN_PROGRESS', 30,
+        what='B running')
     manager = bp_v1.BreakpointManager(heat)
     assert manager.set(stack_name, 'C') == 'armed'
     wait_held_set(heat, stack_name, ['C'])
