@@ -61,11 +61,14 @@ def _assert_one_step(cluster, hc, stack, names, outcomes):
     common.wait_stack(hc, stack, 'CREATE_COMPLETE', explain=explain)
     common.assert_created_once(hc, stack, names)
     # Where the signals were served, and whether both reached the hold
-    # (the loser of the claim logs "already released").
+    # (the loser of the claim logs "already released"). A loser that came
+    # after Heat cleared the flag, before the winner claimed the hold,
+    # goes to the claim without Heat's clear line (a release cut off by
+    # its engine's death is served the same way).
     served = [line.split(':', 1)[0] for line in
               cluster.log_lines(common.clear_line(b, stack))]
     lost = cluster.log_lines('Breakpoint on %s already released' % b)
-    assert len(lost) <= len(served) - 1, explain()
+    assert served and len(lost) <= 1, explain()
     return served, len(lost)
 
 
