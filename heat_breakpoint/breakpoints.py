@@ -24,16 +24,13 @@ filter and the engine plugin can all use it; its messages are plain English
 for the same reason.
 """
 
-import bisect
 import collections.abc
 import copy
 import dataclasses
-import difflib
 import fnmatch
-import functools
-import itertools
-import re
 import typing
+
+from heat_breakpoint import resource_names
 
 SECTION = 'breakpoints'
 ACTIONS = ('create', 'update', 'delete')
@@ -204,34 +201,9 @@ class Breakpoint:
 # ---------------------------------------------------------------------------
 # Message helpers
 
-def natural_key(name: str) -> tuple:
-    """Sort key reading runs of digits as numbers: grp/2 before grp/10."""
-    key, run = [], ''
-    for char in str(name) + '\0':
-        if run and (char.isdigit() != run[-1].isdigit() or char == '\0'):
-            key.append((0, int(run), '') if run.isdigit() else (1, 0, run))
-            run = ''
-        run += char
-    return tuple(key)
-
-
-def closest_names(name: str, names: typing.Iterable[str], n: int = 3,
-                  cutoff: float = 0.6) -> list:
-    """The ``n`` names most like ``name``, the most alike first.
-
-    Equally alike names come in their natural order (``node_1`` before
-    ``node_2``), where :func:`difflib.get_close_matches` puts them in
-    reverse text order.
-    """
-    scored = []
-    for candidate in set(names):
-        matcher = difflib.SequenceMatcher(None, candidate, name)
-        if (matcher.real_quick_ratio() >= cutoff and
-                matcher.quick_ratio() >= cutoff and
-                matcher.ratio() >= cutoff):
-            scored.append((-matcher.ratio(), natural_key(candidate),
-                           candidate))
-    return [candidate for _score, _key, candidate in sorted(scored)[:n]]
+natural_key = resource_names.natural_key
+closest_names = resource_names.closest_names
+matching_names = resource_names.matching_names
 
 
 def _show(text: str) -> str:
@@ -570,40 +542,6 @@ def parse_section(value: object) -> list[Breakpoint]:
     """
     return [breakpoint
             for breakpoint, _native in _parse_entries(value, SECTION)]
-
-
-_WILDCARD = re.compile(r'[*?\[]')
-
-
-@functools.lru_cache(maxsize=4096)
-def _compiled(pattern: str):
-    return re.compile(fnmatch.translate(pattern)).match
-
-
-def matching_names(pattern: str, names: typing.Sequence[str],
-                   first: bool = False) -> list[str]:
-    """The names ``fnmatchcase`` matches with ``pattern``, in order.
-
-    ``names`` must be sorted: a literal is one look-up, and a pattern is
-    tried only on the names that start with its literal prefix (one
-    bisection), so a template's thousands of resources cost a check
-    little more than its breakpoints. ``first``: stop at the first match.
-    """
-    prefix = _WILDCARD.split(pattern, 1)[0]
-    start = bisect.bisect_left(names, prefix)
-    if len(prefix) == len(pattern):
-        found = start < len(names) and names[start] == pattern
-        return [pattern] if found else []
-    match = _compiled(pattern)
-    found = []
-    for name in itertools.islice(names, start, None):
-        if not name.startswith(prefix):
-            break
-        if match(name):
-            found.append(name)
-            if first:
-                break
-    return found
 
 
 def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
