@@ -33,6 +33,10 @@ breakpoint_opts = [
     cfg.BoolOpt('pause_counts_against_timeout', default=False,
                 help=_('Whether time spent held at a breakpoint counts '
                        'against the stack timeout.')),
+    cfg.IntOpt('purge_interval', default=300, min=1,
+               help=_('Seconds between two sweeps, in each heat-engine, for '
+                      'breakpoint state the end of its operation did not '
+                      'remove (an engine killed at that moment).')),
 ]
 
 

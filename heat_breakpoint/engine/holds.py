@@ -31,15 +31,18 @@ from heat_breakpoint import breakpoints
 # re-dispatched check of that traversal goes through; RESUME_KEY what the
 # re-dispatched check of a hold after the action or on its failure does;
 # PLANNED_KEY the change a hold on a planned change decided (written by
-# :mod:`changes`). Every one names the traversal it was written for.
+# :mod:`changes`); SENDING_KEY that a claimed release has not sent its
+# check yet, and which heat-engine claimed it (:mod:`lost_releases`).
+# Every one names the traversal it was written for.
 HOLD_KEY = 'breakpoint_hold'
 RELEASED_KEY = 'breakpoint_released'
 RESUME_KEY = 'breakpoint_resume'
 PLANNED_KEY = 'breakpoint_planned'
+SENDING_KEY = 'breakpoint_sending'
 #: Every resource data key the plugin writes.
-DATA_KEYS = (HOLD_KEY, RELEASED_KEY, RESUME_KEY, PLANNED_KEY)
+DATA_KEYS = (HOLD_KEY, RELEASED_KEY, RESUME_KEY, PLANNED_KEY, SENDING_KEY)
 #: The keys a release leaves for the check it re-dispatches.
-NOTE_KEYS = (RELEASED_KEY, RESUME_KEY, PLANNED_KEY)
+NOTE_KEYS = (RELEASED_KEY, RESUME_KEY, PLANNED_KEY, SENDING_KEY)
 
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}

@@ -46,6 +46,7 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import holds
 from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import lost_releases
 from heat_breakpoint.engine import operations
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
@@ -172,6 +173,7 @@ def park_if_required(rsrc, action: str, properties,
     if not eligible or not decision.applies(rsrc, action):
         return
     if holds.data(rsrc).get(RELEASED_KEY) == traversal:
+        lost_releases.arrived(rsrc)
         if traversal:
             end_if_cancelled(rsrc)
         return

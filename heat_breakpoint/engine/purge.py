@@ -13,8 +13,9 @@
 
 What :mod:`heat_breakpoint.engine.operations` records (and the notes a
 hold or a release leaves in a resource's data: ``breakpoint_released``,
-``breakpoint_resume``, ``breakpoint_planned``) is only of use while the
-root stack's traversal it names is running. It goes:
+``breakpoint_resume``, ``breakpoint_planned``, ``breakpoint_sending``)
+is only of use while the root stack's traversal it names is running. It
+goes:
 
 * when the root stack's operation ends (COMPLETE or FAILED, a cancel
   included; a stack delete ends as DELETE_COMPLETE): every row of that
@@ -50,11 +51,11 @@ LOG = logging.getLogger(__name__)
 # manage command must not need it).
 HOLD_KEY = 'breakpoint_hold'
 RELEASED_KEY = 'breakpoint_released'
-NOTE_KEYS = (RELEASED_KEY, 'breakpoint_resume', 'breakpoint_planned')
+NOTE_KEYS = (RELEASED_KEY, 'breakpoint_resume', 'breakpoint_planned',
+             'breakpoint_sending')
 DATA_KEYS = (HOLD_KEY,) + NOTE_KEYS
 TABLES = (operations.operations, operations.targets, operations.pauses)
-#: How often each heat-engine sweeps, and how many operations at most.
-SWEEP_SECONDS = 300.0
+#: How many operations a sweep purges at most.
 SWEEP_LIMIT = 1000
 IN_PROGRESS = 'IN_PROGRESS'
 
@@ -211,8 +212,14 @@ def count_rows(engine) -> dict:
     return counts
 
 
-def watch(interval=SWEEP_SECONDS) -> None:
-    """In a heat-engine, sweep stale rows every ``interval`` seconds."""
+def watch(interval=None) -> None:
+    """In a heat-engine, sweep stale rows every ``interval`` seconds.
+
+    By default ``[breakpoint] purge_interval``.
+    """
+    if interval is None:
+        from oslo_config import cfg
+        interval = cfg.CONF.breakpoint.purge_interval
     threading.Thread(target=_sweep_forever, args=(interval,),
                      name='breakpoint-purge', daemon=True).start()
 

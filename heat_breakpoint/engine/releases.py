@@ -15,7 +15,8 @@ A release is Heat's own resource signal ``{"unset_hook": ...}``; Heat
 clears the hook flag, then :func:`release` claims the hold (of two
 racing releases one wins), puts the resource back as it was, does what
 the release asked (a step arms the next resources, a continue disarms
-the rest) and re-dispatches the parked check through Heat's worker RPC.
+the rest) and re-dispatches the parked check through Heat's worker RPC
+(a release cut off in between is sent again: :mod:`lost_releases`).
 
 A cancel wins. Once a cancel was asked for the operation, or it rolls
 back, or a newer operation replaced it, a release never resumes its
@@ -35,6 +36,7 @@ from heat.rpc import worker_client
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import lost_releases
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import outcomes
 from heat_breakpoint.engine import parking
@@ -91,6 +93,8 @@ def release(rsrc, details) -> None:
             claimed = holds.forget(rsrc, record)
             if claimed and ended is None:
                 rsrc.data_set(holds.RELEASED_KEY, record['traversal'])
+                rsrc.data_set(lost_releases.SENDING_KEY,
+                              lost_releases.marker(record['traversal']))
             elif claimed:
                 holds.drop_notes(rsrc)
         if not claimed:
@@ -112,6 +116,7 @@ def release(rsrc, details) -> None:
                                record['breakpoint'], released_by=how))
     if convergence and ended is None:
         _redispatch(rsrc, record)
+        lost_releases.sent(rsrc)
 
 
 def depth_of(details):

@@ -450,11 +450,13 @@ def _wrap_service(cls, deadlines, signals) -> None:
 
     @functools.wraps(start)
     def started(self):
+        from heat_breakpoint.engine import lost_releases
         from heat_breakpoint.engine import purge
         if not schema_ready():
             return start(self)
         result = start(self)
         deadlines.watch_deadlines()
+        lost_releases.watch(self.engine_id)
         purge.watch()
         return result
 

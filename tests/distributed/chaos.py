@@ -57,7 +57,7 @@ from tests.distributed import common
 TABLES = ('breakpoint_operation', 'breakpoint_hold_target',
           'breakpoint_pause')
 DATA_KEYS = ('breakpoint_hold', 'breakpoint_released', 'breakpoint_resume',
-             'breakpoint_planned')
+             'breakpoint_planned', 'breakpoint_sending')
 RELEASED_RE = re.compile(r'^Breakpoint .+ released \(')
 #: What stock Heat writes when it finds the work of a dead engine.
 STOCK_DOWN = ('Engine went down', 'Worker went down')

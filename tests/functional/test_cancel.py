@@ -45,7 +45,7 @@ HOLDS = {
 # Every resource data key of ours (heat_breakpoint.engine.holds.DATA_KEYS;
 # not imported: this process must not load Heat's engine).
 DATA_KEYS = ('breakpoint_hold', 'breakpoint_released', 'breakpoint_resume',
-             'breakpoint_planned')
+             'breakpoint_planned', 'breakpoint_sending')
 TABLES = ('breakpoint_operation', 'breakpoint_hold_target',
           'breakpoint_pause')
 

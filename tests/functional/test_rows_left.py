@@ -37,7 +37,7 @@ from tests.functional import utils
 MANAGE = os.path.join(os.path.dirname(sys.executable),
                       'heat-breakpoint-manage')
 KEYS = ('breakpoint_hold', 'breakpoint_planned', 'breakpoint_released',
-        'breakpoint_resume')
+        'breakpoint_resume', 'breakpoint_sending')
 
 
 @pytest.fixture(scope='module')

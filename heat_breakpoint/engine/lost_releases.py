@@ -1,0 +1,240 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""A release whose heat-engine died before it sent the check on.
+
+A release claims its hold (the resource is put back as it was), then
+re-dispatches the parked check through Heat's worker RPC
+(:mod:`releases`). In between nothing is held and nothing runs: a
+heat-engine killed there, or a release cut off by a database error,
+would leave the stack waiting as stock Heat waits for a check lost with
+its engine. So the claim writes, in its own transaction, a marker
+naming the traversal and the heat-engine that claimed
+(``breakpoint_sending``). The release deletes it once the check is sent;
+the check deletes it when it arrives.
+
+Every heat-engine looks for markers now and then (:func:`watch`). One
+is lost when the engine that wrote it did not answer Heat's own
+liveness call (``listening``, as for a stack lock) on two looks in a
+row, or when it is older than any release takes (:data:`STUCK_SECONDS`,
+a release that failed half-way in an engine still alive). The
+resource must be unlocked, its stack still on the marker's traversal.
+The engine that deletes the marker sends the check again, with the
+stack's stored credentials (:func:`stored_context`), as Heat continues a
+user's operation without the user; the check then goes on as any
+released check (a cancel asked meanwhile still wins:
+:func:`parking.end_if_cancelled`).
+"""
+
+import datetime
+import json
+import threading
+import time
+
+from oslo_log import log as logging
+from oslo_utils import timeutils
+import sqlalchemy as sa
+
+from heat_breakpoint.engine import holds
+
+LOG = logging.getLogger(__name__)
+
+SENDING_KEY = holds.SENDING_KEY
+#: How often each heat-engine looks for lost releases.
+SCAN_SECONDS = 5.0
+#: A marker younger than this is left alone: its check may be on its way.
+GRACE_SECONDS = 5.0
+#: A marker older than this is lost whoever wrote it.
+STUCK_SECONDS = 60.0
+
+# The heat-engine of this process (EngineService.engine_id), once it runs.
+_engine_id = None
+
+
+def marker(traversal: str) -> str:
+    """What the claim of a release writes under :data:`SENDING_KEY`."""
+    return json.dumps({'traversal': traversal, 'engine_id': _engine_id,
+                       'since': timeutils.utcnow().isoformat()})
+
+
+def sent(rsrc) -> None:
+    """The release sent its check (or decided not to): drop the marker."""
+    rsrc.data_delete(SENDING_KEY)
+
+
+def arrived(rsrc) -> None:
+    """A released check began: it is not lost."""
+    if SENDING_KEY in holds.data(rsrc):
+        rsrc.data_delete(SENDING_KEY)
+
+
+def watch(engine_id: str) -> None:
+    """In a heat-engine, send again the checks of lost releases."""
+    global _engine_id
+    _engine_id = engine_id
+    threading.Thread(target=_watch, name='breakpoint-lost-releases',
+                     daemon=True).start()
+
+
+def _watch() -> None:
+    scan = Scan(_engine_id)
+    while True:
+        time.sleep(SCAN_SECONDS)
+        try:
+            scan.once()
+        except Exception:
+            LOG.exception('Could not look for releases cut off before '
+                          'their check was sent')
+
+
+class Scan(object):
+    """The looks of one heat-engine, and who did not answer last time."""
+
+    def __init__(self, engine_id, alive=None, now=timeutils.utcnow):
+        self.engine_id = engine_id
+        self._alive = alive or _engine_alive
+        self._now = now
+        self._unanswered = set()  # markers whose engine did not answer
+
+    def once(self) -> int:
+        """Look once; how many checks were sent again."""
+        resent = 0
+        answers = {}
+        unanswered = set()
+        for row in _markers():
+            verdict = self._lost(row, answers)
+            if verdict is None:
+                continue
+            if verdict is False:
+                unanswered.add(row.data_id)
+            elif _send_again(row):
+                resent += 1
+        self._unanswered = unanswered
+        return resent
+
+    def _lost(self, row, answers):
+        """True: lost; False: its engine did not answer yet; None: not."""
+        note = _note(row.value)
+        if note is None or row.locked_by:
+            return None
+        age = (self._now() - note['since']).total_seconds()
+        if age >= STUCK_SECONDS:
+            return True
+        claimant = note.get('engine_id')
+        if (age < GRACE_SECONDS or not claimant or
+                claimant == self.engine_id):
+            return None
+        if claimant not in answers:
+            answers[claimant] = self._alive(claimant)
+        if answers[claimant]:
+            return None
+        return row.data_id in self._unanswered
+
+
+def _note(raw):
+    try:
+        note = json.loads(raw)
+        note['since'] = datetime.datetime.fromisoformat(note['since'])
+        note['traversal']
+    except (TypeError, ValueError, KeyError):
+        return None
+    return note
+
+
+def _engine_alive(engine_id) -> bool:
+    from heat.common import context as heat_context
+    from heat.common import service_utils
+    return service_utils.engine_alive(heat_context.get_admin_context(),
+                                      engine_id)
+
+
+def _markers() -> list:
+    from heat.db import api as db_api
+    from heat.db import models
+    data = models.ResourceData
+    query = sa.select(
+        data.id.label('data_id'), data.value.label('value'),
+        models.Resource.id.label('resource_id'),
+        models.Resource.stack_id.label('stack_id'),
+        models.Resource.engine_id.label('locked_by')).join(
+            models.Resource, data.resource_id == models.Resource.id).where(
+                data.key == SENDING_KEY)
+    with db_api.get_engine().connect() as conn:
+        return list(conn.execute(query))
+
+
+def _claim(data_id) -> bool:
+    """Delete the marker; True for the one engine that did."""
+    from heat.db import api as db_api
+    from heat.db import models
+    with db_api.get_engine().begin() as conn:
+        return conn.execute(sa.delete(models.ResourceData).where(
+            models.ResourceData.id == data_id)).rowcount == 1
+
+
+def _mark_again(row, note) -> None:
+    """The check could not be sent: leave the marker for a later look."""
+    from heat.db import api as db_api
+    from heat.db import models
+    value = dict(note, engine_id=_engine_id,
+                 since=timeutils.utcnow().isoformat())
+    with db_api.get_engine().begin() as conn:
+        conn.execute(sa.insert(models.ResourceData).values(
+            created_at=timeutils.utcnow(), key=SENDING_KEY,
+            value=json.dumps(value), redact=False,
+            resource_id=row.resource_id))
+
+
+def stored_context(stack):
+    """The context Heat keeps for the stack's user, as a request's.
+
+    Heat's own ``StoredContext`` asks Keystone for the roles as soon as
+    it is sent over RPC; this one carries the same stored credentials (a
+    trust, or what ``deferred_auth_method`` stored) and leaves the
+    authentication to the check, when it needs a client.
+    """
+    from heat.common import context as heat_context
+    from heat.objects import user_creds
+
+    stored = stack.stored_context()  # a nested stack: its root's creds
+    creds = user_creds.UserCreds.get_by_id(stack.context,
+                                           stack.user_creds_id)
+    values = creds.obj_to_primitive()['versioned_object.data']
+    return heat_context.RequestContext.from_dict(
+        values, request_id=stored.request_id, overwrite=False)
+
+
+def _send_again(row) -> bool:
+    from heat.common import context as heat_context
+    from heat.engine import check_resource
+    from heat.engine import stack as parser
+    from heat.rpc import worker_client
+
+    note = _note(row.value)
+    stack = parser.Stack.load(heat_context.get_admin_context(),
+                              stack_id=row.stack_id, force_reload=True)
+    if (stack.current_traversal != note['traversal'] or
+            stack.status != stack.IN_PROGRESS):
+        return False  # purged with its operation
+    if not _claim(row.data_id):
+        return False  # another engine sends it
+    LOG.warning('Sending again the check of resource %s (stack %s), '
+                'released by heat-engine %s, which did not send it',
+                row.resource_id, stack.name, note.get('engine_id'))
+    checker = check_resource.CheckResource(
+        None, worker_client.WorkerClient(), None, None, {})
+    try:
+        checker.retrigger_check_resource(stored_context(stack),
+                                         row.resource_id, stack)
+    except Exception:
+        _mark_again(row, note)
+        raise
+    return True

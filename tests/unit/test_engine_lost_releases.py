@@ -1,0 +1,119 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Which markers of a claimed release a heat-engine takes for lost.
+
+(The check sent again runs on the real local Heat in
+``tests/functional/test_lost_release.py``; here the choice, with the
+database rows and Heat's liveness call replaced.)
+"""
+
+import collections
+import datetime
+import json
+
+import pytest
+
+from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import lost_releases
+
+NOW = datetime.datetime(2026, 12, 1, 12, 0, 0)
+ME = 'engine-me'
+Row = collections.namedtuple('Row', 'data_id value resource_id stack_id '
+                             'locked_by')
+
+
+def _row(data_id, engine_id='engine-dead', age=30.0, locked_by=None,
+         value=None):
+    since = NOW - datetime.timedelta(seconds=age)
+    if value is None:
+        value = json.dumps({'traversal': 't1', 'engine_id': engine_id,
+                            'since': since.isoformat()})
+    return Row(data_id, value, 'r%d' % data_id, 's1', locked_by)
+
+
+@pytest.fixture
+def world(monkeypatch):
+    state = {'rows': [], 'sent': [], 'asked': []}
+    monkeypatch.setattr(lost_releases, '_markers', lambda: state['rows'])
+    monkeypatch.setattr(lost_releases, '_send_again',
+                        lambda row: state['sent'].append(row.data_id) or True)
+
+    def alive(engine_id):
+        state['asked'].append(engine_id)
+        return engine_id == 'engine-alive'
+    state['scan'] = lost_releases.Scan(ME, alive=alive, now=lambda: NOW)
+    return state
+
+
+def test_the_key_is_one_of_ours():
+    assert lost_releases.SENDING_KEY in holds.DATA_KEYS
+    assert lost_releases.SENDING_KEY in holds.NOTE_KEYS
+
+
+def test_a_dead_engine_s_marker_is_lost_on_the_second_look(world):
+    world['rows'] = [_row(1)]
+    assert world['scan'].once() == 0
+    assert world['sent'] == []
+    assert world['scan'].once() == 1
+    assert world['sent'] == [1]
+
+
+def test_an_engine_that_answers_in_between_starts_the_count_again(world):
+    world['rows'] = [_row(1)]
+    world['scan'].once()
+    world['rows'] = []  # the check arrived: the marker went
+    world['scan'].once()
+    world['rows'] = [_row(1)]
+    assert world['scan'].once() == 0
+
+
+def test_markers_left_alone(world):
+    world['rows'] = [
+        _row(1, engine_id='engine-alive'),
+        _row(2, engine_id=ME),  # this engine's own release
+        _row(3, age=1.0),  # its check may be on the way
+        _row(4, locked_by='engine-x'),  # a check holds the resource
+        _row(5, engine_id=None),  # written where no engine id was known
+        _row(6, value='not json'),
+        _row(7, value=json.dumps({'engine_id': 'engine-dead'})),
+    ]
+    for _ in range(3):
+        assert world['scan'].once() == 0
+    assert world['sent'] == []
+    # Heat's liveness call: once per engine and look, and only for those
+    # it can decide.
+    assert world['asked'] == ['engine-alive'] * 3
+
+
+def test_a_marker_older_than_any_release_is_lost_whoever_wrote_it(world):
+    stuck = lost_releases.STUCK_SECONDS
+    world['rows'] = [_row(1, engine_id='engine-alive', age=stuck),
+                     _row(2, engine_id=ME, age=stuck + 1),
+                     _row(3, locked_by='engine-x', age=stuck)]
+    assert world['scan'].once() == 2
+    assert world['sent'] == [1, 2]
+    assert world['asked'] == []
+
+
+def test_one_liveness_call_per_engine_and_look(world):
+    world['rows'] = [_row(1), _row(2), _row(3, engine_id='engine-other')]
+    world['scan'].once()
+    assert sorted(world['asked']) == ['engine-dead', 'engine-other']
+    assert world['scan'].once() == 3
+
+
+def test_the_marker_names_the_traversal_and_the_engine(monkeypatch):
+    monkeypatch.setattr(lost_releases, '_engine_id', 'engine-7')
+    note = json.loads(lost_releases.marker('t9'))
+    assert note['traversal'] == 't9'
+    assert note['engine_id'] == 'engine-7'
+    assert datetime.datetime.fromisoformat(note['since'])
