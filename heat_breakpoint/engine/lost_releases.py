@@ -27,11 +27,16 @@ liveness call (``listening``, as for a stack lock) on two looks in a
 row, or when it is older than any release takes (:data:`STUCK_SECONDS`,
 a release that failed half-way in an engine still alive). The
 resource must be unlocked, its stack still on the marker's traversal.
-The engine that deletes the marker sends the check again, with the
-stack's stored credentials (:func:`stored_context`), as Heat continues a
-user's operation without the user; the check then goes on as any
-released check (a cancel asked meanwhile still wins:
-:func:`parking.end_if_cancelled`).
+The engine that writes itself into the marker sends the check again
+(and deletes the marker once it is sent), with the stack's stored
+credentials (:func:`stored_context`), as Heat continues a user's
+operation without the user; the check then goes on as any released
+check (a cancel asked meanwhile still wins:
+:func:`parking.end_if_cancelled`). The release's event was written
+with its claim: a release is counted once, whoever finished it. What a
+cut-off ``step`` or ``continue`` asked for the rest of the operation
+(the next holds, the end of holds) may be lost with its engine, as a
+request that dies unanswered: the breakpoints hold as they were.
 """
 
 import datetime
@@ -171,26 +176,32 @@ def _markers() -> list:
         return list(conn.execute(query))
 
 
-def _claim(data_id) -> bool:
-    """Delete the marker; True for the one engine that did."""
+def _take_over(row, note):
+    """Write this engine into the marker; the new value, or None.
+
+    Of engines looking at once one writes it (the others find another
+    value); dying before it sent the check, it leaves a marker that
+    names a dead engine, for the next look.
+    """
     from heat.db import api as db_api
     from heat.db import models
+    value = json.dumps(dict(note, engine_id=_engine_id,
+                            since=timeutils.utcnow().isoformat()))
+    data = models.ResourceData
     with db_api.get_engine().begin() as conn:
-        return conn.execute(sa.delete(models.ResourceData).where(
-            models.ResourceData.id == data_id)).rowcount == 1
+        taken = conn.execute(sa.update(data).where(
+            data.id == row.data_id, data.value == row.value).values(
+                value=value)).rowcount == 1
+    return value if taken else None
 
 
-def _mark_again(row, note) -> None:
-    """The check could not be sent: leave the marker for a later look."""
+def _done(row, value) -> None:
     from heat.db import api as db_api
     from heat.db import models
-    value = dict(note, engine_id=_engine_id,
-                 since=timeutils.utcnow().isoformat())
+    data = models.ResourceData
     with db_api.get_engine().begin() as conn:
-        conn.execute(sa.insert(models.ResourceData).values(
-            created_at=timeutils.utcnow(), key=SENDING_KEY,
-            value=json.dumps(value), redact=False,
-            resource_id=row.resource_id))
+        conn.execute(sa.delete(data).where(data.id == row.data_id,
+                                           data.value == value))
 
 
 def stored_context(stack):
@@ -224,17 +235,15 @@ def _send_again(row) -> bool:
     if (stack.current_traversal != note['traversal'] or
             stack.status != stack.IN_PROGRESS):
         return False  # purged with its operation
-    if not _claim(row.data_id):
+    value = _take_over(row, note)
+    if value is None:
         return False  # another engine sends it
     LOG.warning('Sending again the check of resource %s (stack %s), '
                 'released by heat-engine %s, which did not send it',
                 row.resource_id, stack.name, note.get('engine_id'))
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
-    try:
-        checker.retrigger_check_resource(stored_context(stack),
-                                         row.resource_id, stack)
-    except Exception:
-        _mark_again(row, note)
-        raise
+    checker.retrigger_check_resource(stored_context(stack),
+                                     row.resource_id, stack)
+    _done(row, value)
     return True

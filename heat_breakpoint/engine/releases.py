@@ -85,31 +85,22 @@ def release(rsrc, details) -> None:
     if how not in reasons.RELEASES:
         how = reasons.RELEASE_HOOK_CLEAR
     convergence = 'traversal' in record
-    ended = None
-    if convergence:
-        ended = _forward_ended(rsrc, record)
-        # Claim the release: of two racing releases only one wins.
-        with db_api.context_manager.writer.using(rsrc.context):
-            claimed = holds.forget(rsrc, record)
-            if claimed and ended is None:
-                rsrc.data_set(holds.RELEASED_KEY, record['traversal'])
-                rsrc.data_set(lost_releases.SENDING_KEY,
-                              lost_releases.marker(record['traversal']))
-            elif claimed:
-                holds.drop_notes(rsrc)
-        if not claimed:
-            LOG.info('Breakpoint on %s already released', rsrc.name)
-            return
-        operations.hold_ended(rsrc.stack)
+    ended = _forward_ended(rsrc, record) if convergence else None
     if ended is not None:
         how = ended
-        LOG.info('Not resuming %s: %s', rsrc.name, ended)
-    elif convergence:
-        _go_on(rsrc, record, how, details)
     shown = how
     if how == reasons.RELEASE_RUN_TO and convergence:
         shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
-    events.record(rsrc, reasons.released(record['breakpoint'], shown))
+    event = reasons.released(record['breakpoint'], shown)
+    if convergence and not _claim(rsrc, record, how, ended, event):
+        LOG.info('Breakpoint on %s already released', rsrc.name)
+        return
+    if not convergence:
+        events.record(rsrc, event)
+    elif ended is not None:
+        LOG.info('Not resuming %s: %s', rsrc.name, ended)
+    else:
+        _go_on(rsrc, record, how, details)
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,
                 notify.payload(rsrc, path, record['action'],
@@ -117,6 +108,32 @@ def release(rsrc, details) -> None:
     if convergence and ended is None:
         _redispatch(rsrc, record)
         lost_releases.sent(rsrc)
+
+
+def _claim(rsrc, record, how, ended, event) -> bool:
+    """Claim the release: of two racing releases only one wins.
+
+    One transaction: the resource put back as it was, with what its
+    re-dispatched check needs (or nothing left, when it will not run),
+    the marker of a check not sent yet and the release's event. An
+    engine that dies after it leaves a release another engine finishes
+    (:mod:`lost_releases`), counted once.
+    """
+    with db_api.context_manager.writer.using(rsrc.context):
+        if not holds.forget(rsrc, record):
+            return False
+        if ended is None:
+            rsrc.data_set(holds.RELEASED_KEY, record['traversal'])
+            if record.get('when') in holds.DONE_WHENS:
+                # After the action or on its failure: see outcomes.
+                outcomes.released(rsrc, record, how)
+            rsrc.data_set(lost_releases.SENDING_KEY,
+                          lost_releases.marker(record['traversal']))
+        else:
+            holds.drop_notes(rsrc)
+        events.record(rsrc, event)
+    operations.hold_ended(rsrc.stack)
+    return True
 
 
 def depth_of(details):
@@ -141,9 +158,6 @@ def _go_on(rsrc, record, how, details) -> None:
             by_kind.setdefault(kind, []).append(path)
         for kind, paths in sorted(by_kind.items()):
             operations.add_targets(rsrc.stack, paths, kind)
-    if record.get('when') in holds.DONE_WHENS:
-        # After the action or on its failure: see outcomes.
-        outcomes.released(rsrc, record, how)
 
 
 def _redispatch(rsrc, record) -> None:
