@@ -170,10 +170,10 @@ def park_if_required(rsrc, action: str, properties,
     traversal = rsrc.stack.current_traversal
     if record is not None and record.get('traversal') != traversal:
         _end_stale(rsrc, record)
+    lost_releases.arrived(rsrc)
     if not eligible or not decision.applies(rsrc, action):
         return
     if holds.data(rsrc).get(RELEASED_KEY) == traversal:
-        lost_releases.arrived(rsrc)
         if traversal:
             end_if_cancelled(rsrc)
         return
