@@ -162,15 +162,25 @@ def _engine_alive(engine_id) -> bool:
 
 
 def _markers() -> list:
+    """The markers there are, with their resource's stack and lock.
+
+    Looked for among the resources of operations that held something
+    (a marker is written by the release of a hold, and the operation's
+    pause row outlives it): indexed lookups from our small table, not a
+    scan of every resource's data.
+    """
     from heat.db import api as db_api
     from heat.db import models
+    from heat_breakpoint.engine import operations
     data = models.ResourceData
+    held = sa.select(operations.pauses.c.root_stack_id).distinct()
     query = sa.select(
         data.id.label('data_id'), data.value.label('value'),
         models.Resource.id.label('resource_id'),
         models.Resource.stack_id.label('stack_id'),
         models.Resource.engine_id.label('locked_by')).join(
             models.Resource, data.resource_id == models.Resource.id).where(
+                models.Resource.root_stack_id.in_(held),
                 data.key == SENDING_KEY)
     with db_api.get_engine().connect() as conn:
         return list(conn.execute(query))
