@@ -159,8 +159,10 @@ class Session:
                   else contextlib.nullcontext()):
                 return self._run()
         except KeyboardInterrupt:
+            # Ctrl-C leaves at once: what was seen last, no request that
+            # could keep the user waiting on a busy or gone heat-api.
             self.out.write('\n')
-            self.say(self._left_text(_('interrupted')))
+            self.say(self._left_text(_('interrupted'), fresh=False))
             return EXIT_INTERRUPTED
         except reading.GaveUp as exc:
             if self.redraw or self.interactive:

@@ -229,12 +229,16 @@ def test_a_failure_without_a_rollback_ahead_ends_the_session(
 
 
 def test_exit_130_on_ctrl_c_touches_nothing():
-    sess, out, patched = session([snap(rows=HELD), KeyboardInterrupt()])
-    with patched:
+    sess, out, patched = session([snap(rows=HELD), KeyboardInterrupt(),
+                                  snap('CREATE_COMPLETE')])
+    with patched as fetched:
         assert sess.run() == 130
     assert 'interrupted: the operation stays held at node_1, node_2, ' \
         'node_3' in out.getvalue()
     assert sess.manager.calls == []
+    # It leaves on what it saw last: no request after the interrupt, that
+    # a busy heat-api could keep waiting.
+    assert fetched.call_count == 2
 
 
 def test_bad_answer_releases_nothing_then_enter_steps_one():
