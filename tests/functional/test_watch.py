@@ -161,7 +161,8 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
                                                         stack_name):
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     wait_held(heat_server, stack_name, NODES)
-    env = dict(os.environ, **heat_server.env)
+    # A watch still running long after its SIGINT prints where it is.
+    env = dict(os.environ, PYTHONFAULTHANDLER='1', **heat_server.env)
     proc = subprocess.Popen(
         [os.path.join(os.path.dirname(sys.executable), 'openstack'),
          'stack', 'breakpoint', 'watch', stack_name, '--interval', '0.3'],
@@ -169,7 +170,13 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
     first = proc.stdout.readline()
     assert 'held: node_1' in first
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        out, err = proc.communicate(timeout=30)
+        raise AssertionError('still running 60 s after SIGINT:\n%s\n%s'
+                             % (out, err[-6000:]))
     assert proc.returncode == 130, err
     assert 'interrupted: the operation stays held at node_1, node_2, ' \
         'node_3, node_4' in out
