@@ -163,10 +163,14 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
     wait_held(heat_server, stack_name, NODES)
     # A watch still running long after its SIGINT prints where it is.
     env = dict(os.environ, PYTHONFAULTHANDLER='1', **heat_server.env)
+    # As from a terminal: Ctrl-C raises KeyboardInterrupt. A process that
+    # inherits SIGINT ignored keeps it ignored (Python installs its handler
+    # only over the default), and this test process may have inherited so.
     proc = subprocess.Popen(
         [os.path.join(os.path.dirname(sys.executable), 'openstack'),
          'stack', 'breakpoint', 'watch', stack_name, '--interval', '0.3'],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     first = proc.stdout.readline()
     assert 'held: node_1' in first
     proc.send_signal(signal.SIGINT)
@@ -175,8 +179,9 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGABRT)
         out, err = proc.communicate(timeout=30)
-        raise AssertionError('still running 60 s after SIGINT:\n%s\n%s'
-                             % (out, err[-6000:]))
+        raise AssertionError(
+            'still running 60 s after SIGINT (here SIGINT is %r):\n%s\n%s'
+            % (signal.getsignal(signal.SIGINT), out, err[-6000:]))
     assert proc.returncode == 130, err
     assert 'interrupted: the operation stays held at node_1, node_2, ' \
         'node_3, node_4' in out
