@@ -91,13 +91,37 @@ def watch(engine_id: str) -> None:
 
 def _watch() -> None:
     scan = Scan(_engine_id)
+    down = False
     while True:
         time.sleep(SCAN_SECONDS)
         try:
             scan.once()
-        except Exception:
-            LOG.exception('Could not look for releases cut off before '
-                          'their check was sent')
+        except Exception as exc:
+            if not database_down(exc):
+                LOG.exception('Could not look for releases cut off before '
+                              'their check was sent')
+            elif not down:
+                # Once per outage, without a traceback: nothing is wrong
+                # here, the next look goes on.
+                LOG.warning('Cannot look for releases cut off before their '
+                            'check was sent: heat-engine cannot reach its '
+                            'database (%s); looking again every %d s',
+                            type(exc).__name__, SCAN_SECONDS)
+            down = down or database_down(exc)
+            continue
+        if down:
+            LOG.info('Looking for releases cut off before their check was '
+                     'sent again: the database is back')
+            down = False
+
+
+def database_down(exc) -> bool:
+    """Did ``exc`` come of a database that cannot be reached?"""
+    from oslo_db import exception as db_exc
+    return (isinstance(exc, (db_exc.DBConnectionError,
+                             sa.exc.OperationalError)) or
+            (isinstance(exc, sa.exc.DBAPIError) and
+             exc.connection_invalidated))
 
 
 class Scan(object):

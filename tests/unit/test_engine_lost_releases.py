@@ -117,3 +117,16 @@ def test_the_marker_names_the_traversal_and_the_engine(monkeypatch):
     assert note['traversal'] == 't9'
     assert note['engine_id'] == 'engine-7'
     assert datetime.datetime.fromisoformat(note['since'])
+
+
+def test_a_database_out_of_reach_is_told_apart():
+    from oslo_db import exception as db_exc
+    import sqlalchemy as sa
+    assert lost_releases.database_down(db_exc.DBConnectionError())
+    assert lost_releases.database_down(sa.exc.OperationalError(
+        'SELECT 1', {}, Exception("Can't connect to MySQL server")))
+    assert lost_releases.database_down(sa.exc.DBAPIError(
+        'SELECT 1', {}, Exception('gone'), connection_invalidated=True))
+    assert not lost_releases.database_down(sa.exc.ProgrammingError(
+        'SELECT 1', {}, Exception('no such column')))
+    assert not lost_releases.database_down(ValueError('bad marker'))
