@@ -20,8 +20,13 @@ its ``[oslo_policy]`` options (``enforce_new_defaults``,
 """
 
 import itertools
+import threading
 
 from heat_breakpoint.policies import breakpoints
+
+# Two requests a fresh heat-engine serves at once must not both register
+# (oslo.policy refuses a rule registered twice: DuplicatePolicyError).
+_REGISTERING = threading.Lock()
 
 
 def list_rules():
@@ -34,10 +39,13 @@ def register(enforcer) -> None:
     Cheap enough to call before every check (one dict look-up per rule
     once registered): Heat may make its enforcer late, or a new one.
     """
-    missing = [rule for rule in list_rules()
-               if rule.name not in enforcer.registered_rules]
-    if missing:
-        enforcer.register_defaults(missing)
+    if all(rule.name in enforcer.registered_rules for rule in list_rules()):
+        return
+    with _REGISTERING:
+        missing = [rule for rule in list_rules()
+                   if rule.name not in enforcer.registered_rules]
+        if missing:
+            enforcer.register_defaults(missing)
 
 
 def authorize(cnxt, action: str) -> None:

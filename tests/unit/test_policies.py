@@ -186,3 +186,38 @@ def test_register_is_idempotent():
     policies.register(enforcer.enforcer)
     policies.register(enforcer.enforcer)
     assert 'breakpoints:step' in enforcer.enforcer.registered_rules
+
+
+def test_requests_at_once_register_once():
+    # A fresh heat-engine serves several of our requests at once (seen
+    # in the chaos run: DuplicatePolicyError from one of them). Each
+    # thread finds the rules missing, then registers; oslo.policy's own
+    # check-then-add is made slow here to open the window.
+    import threading
+    import time
+
+    from oslo_policy import policy as oslo_policy
+
+    enforcer = heat_policy.Enforcer().enforcer
+    register_default = enforcer.register_default
+
+    def slow(default):
+        time.sleep(0.01)
+        return register_default(default)
+    enforcer.register_default = slow
+    errors = []
+    start = threading.Barrier(6)
+
+    def request():
+        start.wait()
+        try:
+            policies.register(enforcer)
+        except oslo_policy.DuplicatePolicyError as exc:
+            errors.append(exc)
+    threads = [threading.Thread(target=request) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert 'breakpoints:continue' in enforcer.registered_rules
