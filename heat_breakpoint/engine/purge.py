@@ -111,14 +111,29 @@ def operation_ended(stack) -> None:
             stack.status == IN_PROGRESS:
         return
     try:
-        with operations._engine().begin() as conn:
-            _delete_root(conn, stack.id)
-            _delete_released(conn, stack.id)
-            _delete_orphans(conn)
+        _purge_ended(stack.id)
     except Exception:
         # Never fail Heat's own state change; the sweep catches up.
         LOG.exception('Could not purge the breakpoint state of stack %s',
                       stack.id)
+
+
+# Engines purge the rows of one stack at once (its operation's end, a
+# newer operation's start, the sweep): on MySQL such deletes can deadlock,
+# and the loser starts over, as the operation's own writes do.
+@operations._retry_races
+def _purge_ended(root_id) -> None:
+    with operations._engine().begin() as conn:
+        _delete_root(conn, root_id)
+        _delete_released(conn, root_id)
+        _delete_orphans(conn)
+
+
+@operations._retry_races
+def _purge_replaced(root_id, traversal) -> None:
+    with operations._engine().begin() as conn:
+        _delete_root(conn, root_id, keep_traversal=traversal)
+        _delete_released(conn, root_id, keep_traversal=traversal)
 
 
 def operation_started(stack) -> None:
@@ -127,11 +142,7 @@ def operation_started(stack) -> None:
             not stack.current_traversal:
         return
     try:
-        with operations._engine().begin() as conn:
-            _delete_root(conn, stack.id,
-                         keep_traversal=stack.current_traversal)
-            _delete_released(conn, stack.id,
-                             keep_traversal=stack.current_traversal)
+        _purge_replaced(stack.id, stack.current_traversal)
     except Exception:
         LOG.exception('Could not purge the breakpoint state of stack %s',
                       stack.id)
@@ -172,6 +183,7 @@ def _data_name(key: str) -> str:
     return 'resource_data.' + key
 
 
+@operations._retry_races
 def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
     """Delete up to ``limit`` stale operations' rows and data rows.
 

@@ -141,3 +141,23 @@ def test_the_manage_command_knows_every_key_the_engine_writes():
     assert changes.PLAN_KEY == holds.PLANNED_KEY
     assert outcomes.RESUME_KEY == holds.RESUME_KEY
     assert set(purge.NOTE_KEYS) == set(holds.NOTE_KEYS)
+
+
+def test_a_deadlock_with_another_engines_purge_starts_over(
+        engine, monkeypatch):
+    # Seen on MariaDB in the chaos run: two engines deleting one stack's
+    # rows at once, InnoDB picks a loser (1213). The loser starts over.
+    from oslo_db import exception as db_exception
+    real = purge._delete_root
+    failures = [db_exception.DBDeadlock()]
+
+    def deadlock_once(*args, **kwargs):
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)
+    monkeypatch.setattr(purge, '_delete_root', deadlock_once)
+    monkeypatch.setattr(operations, '_engine', lambda: engine)
+    purge._purge_replaced('running', 't2')
+    assert failures == []
+    assert ('running', 't1') not in keys(engine)['breakpoint_operation']
+    assert ('running', 't2') in keys(engine)['breakpoint_operation']
