@@ -65,6 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help='extra heat.conf read after the generated one '
                              '(repeatable), e.g. to set '
                              'executor_thread_pool_size')
+    parser.add_argument('--cloud', metavar='<file>',
+                        help='a YAML inventory of the cloud to simulate '
+                             '(flavors, images, networks, key pairs...): '
+                             'lookups of other names fail as in that cloud '
+                             '(default: every name is assumed to exist, '
+                             'and reported)')
+    parser.add_argument('--no-simulate', dest='simulate',
+                        action='store_false',
+                        help='simulate no cloud: resource types of '
+                             'services other than Heat are unavailable')
     return parser
 
 
@@ -99,9 +109,14 @@ def client_settings(port: int) -> dict:
 class LocalHeat:
     """Heat's engine service and API app, started and stopped together."""
 
-    def __init__(self, state_dir: str, extra_config_files=()):
+    def __init__(self, state_dir: str, extra_config_files=(), port=0,
+                 simulate=False, cloud_file=None):
         self.state_dir = state_dir
         self.extra_config_files = list(extra_config_files)
+        self.port = port
+        self.simulate = simulate
+        self.cloud_file = cloud_file
+        self.cloud = None
         self.engine = None
         self.app = None
 
@@ -121,10 +136,22 @@ class LocalHeat:
         prompt_delivery.install()
         self._configure()
         green_heat.install()
+        if self.simulate:
+            from heat_breakpoint.server import cloud
+            self.cloud = cloud.install(cloud.Cloud(self.state_dir,
+                                                   self.cloud_file))
+            self.cloud.agents.base_url = local_config.base_url(self.port)
         self._prepare_database()
         self._start_engine()
         from heat.common import config as heat_config
-        self.app = heat_config.load_paste_app('heat-api')
+        mounts = {local_config.CFN_PREFIX:
+                  heat_config.load_paste_app('heat-api-cfn')}
+        if self.cloud is not None:
+            from heat_breakpoint.server.cloud import identity
+            mounts[identity.PREFIX] = identity.Identity(
+                local_config.base_url(self.port),
+                os.path.join(self.state_dir, 'token_response.json'))
+        self.app = mount(heat_config.load_paste_app('heat-api'), mounts)
 
     def _configure(self) -> None:
         from heat.common import config as heat_config
@@ -132,8 +159,14 @@ class LocalHeat:
         from oslo_config import cfg
         from oslo_log import log as logging
 
-        paste_file = local_config.write_paste_file(self.state_dir)
-        conf_file = local_config.write_heat_conf(self.state_dir, paste_file)
+        auth_url = None
+        if self.simulate and self.port:
+            from heat_breakpoint.server.cloud import identity
+            auth_url = '%s%s/v3' % (local_config.base_url(self.port),
+                                    identity.PREFIX)
+        paste_file = local_config.write_paste_file(self.state_dir, auth_url)
+        conf_file = local_config.write_heat_conf(self.state_dir, paste_file,
+                                                 self.port)
         args = ['--config-file', conf_file]
         for extra in self.extra_config_files:
             args += ['--config-file', os.path.abspath(extra)]
@@ -172,6 +205,24 @@ class LocalHeat:
         if self.engine is not None:
             self.engine.stop()
             self.engine = None
+
+
+def mount(api, mounts: dict):
+    """Heat's native API, with other apps under path prefixes.
+
+    Heat's CloudFormation API is under /cfn; the simulated cloud's
+    Keystone under /identity.
+    """
+    def app(environ, start_response):
+        path = environ.get('PATH_INFO', '')
+        for prefix, other in mounts.items():
+            if path == prefix or path.startswith(prefix + '/'):
+                environ['SCRIPT_NAME'] = (environ.get('SCRIPT_NAME', '') +
+                                          prefix)
+                environ['PATH_INFO'] = path[len(prefix):] or '/'
+                return other(environ, start_response)
+        return api(environ, start_response)
+    return app
 
 
 def serve(app, sock: socket.socket):
@@ -248,9 +299,15 @@ def main(argv=None) -> int:
         return 1
     port = sock.getsockname()[1]
 
-    heat = LocalHeat(args.state_dir, args.config_file)
+    heat = LocalHeat(args.state_dir, args.config_file, port=port,
+                     simulate=args.simulate, cloud_file=args.cloud)
     try:
         heat.start()
+    except local_config.SetupError as exc:
+        sock.close()
+        print('heat-breakpoint-server: error: %s' % exc, file=sys.stderr)
+        heat.stop()
+        return 1
     except Exception as exc:
         sock.close()
         print('heat-breakpoint-server: error: %s (details in %s)'
@@ -270,6 +327,9 @@ def main(argv=None) -> int:
     settings = client_settings(port)
     print('Heat with breakpoints is running on http://%s:%d '
           '(state: %s)' % (HOST, port, args.state_dir))
+    print(heat.cloud.describe() if heat.cloud else
+          'No simulated cloud (--no-simulate): only the resource types of '
+          'Heat itself are available.')
     print('Client settings:')
     for key, value in settings.items():
         print('  export %s=%s' % (key, value))

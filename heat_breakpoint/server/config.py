@@ -17,6 +17,7 @@ plus our API filter in a pipeline flavor of its own.
 """
 
 import configparser
+import json
 import os
 import sys
 import sysconfig
@@ -24,33 +25,63 @@ import sysconfig
 FLAVOR = 'noauth_breakpoint'
 FILTER = 'breakpoint'
 FILTER_FACTORY = 'heat_breakpoint.api.filter:filter_factory'
+HOST = '127.0.0.1'
+# Where the local server serves Heat's CloudFormation-compatible API,
+# beside the native one (wait condition handles and signals of CFN
+# templates point there).
+CFN_PREFIX = '/cfn'
+AUTH_URL_FILTER = 'simulated_keystone'
+AUTH_URL_FACTORY = ('heat_breakpoint.server.cloud.identity:'
+                    'auth_url_filter_factory')
+CFN_PIPELINE = ('cors request_id http_proxy_to_wsgi cfnversionnegotiation '
+                'noauth context apicfnv1app')
 
 
 class SetupError(Exception):
     """The local server cannot start; the message says why in one line."""
 
 
-def heat_paste_file() -> str:
-    """Where pip put Heat's own api-paste.ini."""
-    candidates = [os.path.join(prefix, 'etc', 'heat', 'api-paste.ini')
+def heat_etc_file(name: str) -> str:
+    """Where pip put one of Heat's own files of ``etc/heat``."""
+    candidates = [os.path.join(prefix, 'etc', 'heat', name)
                   for prefix in (sys.prefix,
                                  sysconfig.get_path('data'),
                                  '/usr/local', '/usr')]
-    candidates.append('/etc/heat/api-paste.ini')
+    candidates.append(os.path.join('/etc/heat', name))
     for path in candidates:
-        if os.path.isfile(path):
+        if os.path.exists(path):
             return path
-    raise SetupError("Heat's api-paste.ini was not found (looked in %s); "
-                     "is openstack-heat installed?" % ', '.join(candidates))
+    raise SetupError("Heat's %s was not found (looked in %s); is "
+                     "openstack-heat installed?" % (name,
+                                                    ', '.join(candidates)))
 
 
-def write_paste_file(state_dir: str) -> str:
-    """Heat's api-paste.ini plus our filter and ``noauth_breakpoint``."""
+def heat_paste_file() -> str:
+    """Where pip put Heat's own api-paste.ini."""
+    return heat_etc_file('api-paste.ini')
+
+
+def base_url(port: int) -> str:
+    return 'http://%s:%d' % (HOST, port)
+
+
+def write_paste_file(state_dir: str, auth_url: str = None) -> str:
+    """Heat's api-paste.ini plus our filter and ``noauth_breakpoint``.
+
+    With ``auth_url``, requests name it as their Keystone (the simulated
+    cloud's: :mod:`heat_breakpoint.server.cloud.identity`).
+    """
     paste = configparser.RawConfigParser()
     paste.optionxform = str
     paste.read(heat_paste_file())
     stages = paste.get('composite:api', 'noauth').split()
     stages.insert(len(stages) - 1, FILTER)
+    cfn_stages = CFN_PIPELINE.split()
+    if auth_url:
+        for pipeline in (stages, cfn_stages):
+            pipeline.insert(pipeline.index('noauth') + 1, AUTH_URL_FILTER)
+        paste['filter:%s' % AUTH_URL_FILTER] = {
+            'paste.filter_factory': AUTH_URL_FACTORY, 'auth_url': auth_url}
     paste.set('composite:api', FLAVOR, ' '.join(stages))
     paste['filter:%s' % FILTER] = {'paste.filter_factory': FILTER_FACTORY}
     # Heat 24 (2025.1) names its root app per flavor, ``heat-api-noauth``,
@@ -60,13 +91,74 @@ def write_paste_file(state_dir: str) -> str:
     if paste.has_section(per_flavor):
         paste['composite:heat-api-%s' % FLAVOR] = dict(
             paste.items(per_flavor))
+    if paste.has_section('composite:api-cfn'):
+        paste.set('composite:api-cfn', FLAVOR, ' '.join(cfn_stages))
     path = os.path.join(state_dir, 'api-paste.ini')
     with open(path, 'w') as out:
         paste.write(out)
     return path
 
 
-def write_heat_conf(state_dir: str, paste_file: str) -> str:
+def write_environment_dir(state_dir: str) -> str:
+    """Heat's global environment, pointing at Heat's bundled templates.
+
+    Heat's ``environment.d/default.yaml`` maps ``AWS::CloudWatch::Alarm``
+    and ``AWS::RDS::DBInstance`` to templates under /etc/heat/templates;
+    pip installs them beside the package instead.
+    """
+    env_dir = os.path.join(state_dir, 'environment.d')
+    os.makedirs(env_dir, exist_ok=True)
+    try:
+        source = heat_etc_file(os.path.join('environment.d', 'default.yaml'))
+        templates = heat_etc_file('templates')
+    except SetupError:
+        return env_dir
+    with open(source) as f:
+        text = f.read()
+    text = text.replace('file:///etc/heat/templates/',
+                        'file://%s/' % os.path.abspath(templates))
+    with open(os.path.join(env_dir, 'default.yaml'), 'w') as out:
+        out.write(text)
+    return env_dir
+
+
+def write_token_response(state_dir: str, port: int) -> str:
+    """What noauth hands Heat as the token: a catalog naming Heat itself.
+
+    Heat asks the catalog whether its own services exist before it runs
+    ``OS::Heat::SoftwareConfig``, ``OS::Heat::Stack`` and their kind; the
+    local server is both the orchestration and the cloudformation
+    endpoint.
+    """
+    url = base_url(port)
+
+    def service(kind, name, endpoint):
+        return {'type': kind, 'name': name, 'id': name,
+                'endpoints': [{'id': '%s-%s' % (name, interface),
+                               'interface': interface,
+                               'region': 'RegionOne',
+                               'region_id': 'RegionOne', 'url': endpoint}
+                              for interface in ('public', 'internal',
+                                                'admin')]}
+
+    domain = {'id': 'default', 'name': 'Default'}
+    token = {'token': {
+        'methods': ['token'], 'expires_at': '2099-12-31T23:59:59.000000Z',
+        'issued_at': '2025-01-01T00:00:00.000000Z',
+        'user': {'id': 'admin', 'name': 'admin', 'domain': domain},
+        'project': {'id': 'admin', 'name': 'admin', 'domain': domain},
+        'roles': [{'id': 'admin', 'name': 'admin'}],
+        'catalog': [service('orchestration', 'heat', url + '/v1/admin'),
+                    service('cloudformation', 'heat-cfn',
+                            url + CFN_PREFIX + '/v1')]}}
+    path = os.path.join(state_dir, 'token_response.json')
+    with open(path, 'w') as out:
+        json.dump(token, out, indent=1)
+    return path
+
+
+def write_heat_conf(state_dir: str, paste_file: str,
+                    port: int = 0) -> str:
     conf = configparser.RawConfigParser()
     conf['DEFAULT'] = {
         'host': 'heat-breakpoint-local',
@@ -80,7 +172,18 @@ def write_heat_conf(state_dir: str, paste_file: str) -> str:
         # caller's resource data); one person's local Heat has them on.
         'enable_stack_adopt': 'true',
         'enable_stack_abandon': 'true',
+        'environment_dir': write_environment_dir(state_dir),
     }
+    if port:
+        url = base_url(port)
+        conf['DEFAULT'].update({
+            'heat_waitcondition_server_url':
+                url + CFN_PREFIX + '/v1/waitcondition',
+            'heat_metadata_server_url': url + CFN_PREFIX + '/',
+        })
+        conf['noauth'] = {
+            'token_response': write_token_response(state_dir, port)}
+        conf['clients_heat'] = {'url': url + '/v1/%(tenant_id)s'}
     database = os.path.join(state_dir, 'heat.sqlite')
     conf['database'] = {'connection': 'sqlite:///%s' % database}
     conf['paste_deploy'] = {'api_paste_config': paste_file,

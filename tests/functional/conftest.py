@@ -20,115 +20,14 @@ import contextlib
 import io
 import logging
 import os
-import shutil
-import socket
-import subprocess
-import sys
 import tempfile
-import time
 import uuid
 
 import pytest
-import requests
 
-START_TIMEOUT = 120
-
-
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-class LocalHeatProcess:
-    """One ``heat-breakpoint-server`` process and how to reach it."""
-
-    def __init__(self, state_dir, port=None, config_files=()):
-        self.state_dir = state_dir
-        self.port = port or free_port()
-        self.config_files = list(config_files)
-        self.proc = None
-        self.output = state_dir.rstrip('/') + '.out'
-
-    @property
-    def url(self):
-        return 'http://127.0.0.1:%d' % self.port
-
-    @property
-    def endpoint(self):
-        return '%s/v1/admin' % self.url
-
-    @property
-    def env(self):
-        return {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint}
-
-    @property
-    def log_file(self):
-        return os.path.join(self.state_dir, 'heat.log')
-
-    def start(self, reset=False):
-        os.makedirs(self.state_dir, exist_ok=True)
-        cmd = [sys.executable, '-m', 'heat_breakpoint.server',
-               '--port', str(self.port), '--state-dir', self.state_dir]
-        if reset:
-            cmd.append('--reset')
-        for conf in self.config_files:
-            cmd += ['--config-file', conf]
-        out = open(self.output, 'ab')
-        self.proc = subprocess.Popen(cmd, stdout=out,
-                                     stderr=subprocess.STDOUT)
-        out.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError('server exited with %s:\n%s' % (
-                    self.proc.returncode, self.read_output()))
-            try:
-                if requests.get(self.endpoint + '/stacks',
-                                timeout=2).status_code == 200:
-                    return self
-            except requests.RequestException:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError('server did not answer in %ds:\n%s'
-                           % (START_TIMEOUT, self.read_output()))
-
-    def read_output(self):
-        with open(self.output, errors='replace') as out:
-            return out.read()[-5000:]
-
-    def stop(self, sig=None, timeout=60):
-        if self.proc is None:
-            return None
-        if sig is None:
-            self.proc.terminate()
-        else:
-            self.proc.send_signal(sig)
-        try:
-            code = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
-        self.proc = None
-        return code
-
-    def remove(self):
-        """Stop, then delete the state directory and the output file."""
-        self.stop()
-        shutil.rmtree(self.state_dir, ignore_errors=True)
-        if os.path.exists(self.output):
-            os.unlink(self.output)
-
-    def client(self, project='admin'):
-        """A heatclient v1 client (noauth: the URL names the project)."""
-        from heatclient import client as heat_client
-        from keystoneauth1 import noauth
-        from keystoneauth1 import session
-        sess = session.Session(auth=noauth.NoAuth())
-        return heat_client.Client(
-            '1', session=sess,
-            endpoint_override='%s/v1/%s' % (self.url, project))
+from heat_breakpoint.server.fixture import free_port  # noqa: F401
+from heat_breakpoint.server.fixture import LocalHeatProcess
+from heat_breakpoint.server.fixture import START_TIMEOUT  # noqa: F401
 
 
 def forget_osc_clients():

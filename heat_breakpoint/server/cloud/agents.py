@@ -1,0 +1,213 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""What a simulated server's agents do: boot scripts and deployments.
+
+A real server runs its ``user_data`` at boot, and the signals in it (the
+``curl_cli`` of a Heat wait condition handle, the ``cfn-signal`` of a
+CloudFormation one) reach Heat; its config agent polls its metadata and
+signals each software deployment with the outputs of the config it ran.
+A simulated server does the same over the local server's own APIs: it
+sends each signal its boot script would send (a line's own JSON body, or
+a success), except those on error paths (a non-zero ``cfn-signal -e``, a
+``FAILURE`` body, a comment); and it answers each deployment to it with
+status 0 and outputs that say they are simulated.
+"""
+
+import json
+import re
+import shlex
+import threading
+import time
+
+from oslo_log import log as logging
+
+LOG = logging.getLogger(__name__)
+
+BOOT_SECONDS = 0.05
+DEPLOY_SECONDS = 0.05
+_URL = re.compile(r'''https?://[^\s'"\\]+''')
+_TOKEN = re.compile(r'''X-Auth-Token:\s*([^\s'"]+)''')
+
+
+def _logical_lines(script: str):
+    """The script's commands: continuations joined, comments dropped."""
+    joined = re.sub(r'\\\r?\n', ' ', script or '')
+    for line in joined.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(('#', 'REM ', 'rem ')):
+            yield stripped
+
+
+def _json_body(line: str):
+    try:
+        words = shlex.split(line, posix=True)
+    except ValueError:
+        words = line.split()
+    for flag, value in zip(words, words[1:]):
+        if flag in ('--data-binary', '--data', '-d', '--data-raw'):
+            try:
+                body = json.loads(value)
+            except ValueError:
+                return None
+            return body if isinstance(body, dict) else None
+    return None
+
+
+def _exit_code(line: str):
+    match = re.search(r'(?:-e|--exit-code)\s+(\S+)', line)
+    return match.group(1).strip('"\'') if match else None
+
+
+def boot_signals(script: str, base_url: str) -> list:
+    """(method, url, body, token) of each signal a healthy boot sends."""
+    signals = []
+    for line in _logical_lines(script):
+        for url in _URL.findall(line):
+            if not url.startswith(base_url):
+                continue
+            method = 'POST'
+            if '/waitcondition/' in url or '/cfn/v1/signal/' in url:
+                # cfn-signal PUTs to a wait condition, POSTs a signal.
+                method = 'PUT' if '/waitcondition/' in url else 'POST'
+                code = _exit_code(line)
+                if code not in (None, '0') and not code.startswith('$'):
+                    continue
+                body = {'Status': 'SUCCESS', 'UniqueId': str(
+                    len(signals) + 1), 'Data': 'simulated',
+                    'Reason': 'Signal from a simulated server'}
+            elif url.rstrip('/').endswith('/signal'):
+                body = _json_body(line) or {'status': 'SUCCESS'}
+                if str(body.get('status', '')).upper() == 'FAILURE':
+                    continue
+                body.setdefault('reason', 'Signal from a simulated server')
+            else:
+                continue
+            token = _TOKEN.search(line)
+            signals.append((method, url, body,
+                            token.group(1) if token else None))
+    return signals
+
+
+class Agents(object):
+    """The agents of every simulated server of one cloud."""
+
+    def __init__(self, cloud):
+        self.cloud = cloud
+        self.base_url = None
+
+    def _later(self, seconds: float, func, *args) -> None:
+        def run():
+            time.sleep(seconds)
+            try:
+                func(*args)
+            except Exception:
+                LOG.exception('simulated agent: %s failed', func.__name__)
+        threading.Thread(target=run, daemon=True,
+                         name='simulated-agent').start()
+
+    # Boot ------------------------------------------------------------------
+    def boot(self, server_name: str, script: str) -> None:
+        """Run a server's boot script as far as its signals go."""
+        if not self.base_url or not script:
+            return
+        signals = boot_signals(script, self.base_url)
+        if signals:
+            self._later(BOOT_SECONDS, self._send, server_name, signals)
+
+    def _send(self, server_name, signals) -> None:
+        import requests
+        for method, url, body, token in signals:
+            headers = {'Content-Type': 'application/json',
+                       'Accept': 'application/json'}
+            if token:
+                headers['X-Auth-Token'] = token
+            answer = requests.request(method, url, data=json.dumps(body),
+                                      headers=headers, timeout=60)
+            LOG.info('simulated server %s signalled %s: %s', server_name,
+                     url, answer.status_code)
+
+    # Deployments -------------------------------------------------------------
+    def deployments_changed(self, cnxt, server_id: str) -> None:
+        """The server's metadata changed: its config agent will notice."""
+        server = self.cloud.store.get(server_id)
+        if server is None or server.kind != 'server':
+            return
+        self._later(DEPLOY_SECONDS, self._deploy, cnxt.project_id,
+                    server_id)
+
+    def _deploy(self, project_id, server_id) -> None:
+        from heat.common import context
+        from heat.objects import software_deployment as sd_object
+        from heat.rpc import api as rpc_api
+
+        admin = context.RequestContext(project_id=project_id,
+                                       is_admin=True, roles=['admin'],
+                                       user_id='simulated-agent')
+        for sd in sd_object.SoftwareDeployment.get_all(admin, server_id):
+            if sd.status != rpc_api.SOFTWARE_DEPLOYMENT_IN_PROGRESS:
+                continue
+            self._signal_deployment(admin, sd)
+
+    def _signal_deployment(self, cnxt, sd) -> None:
+        from heat.db import api as db_api
+        from heat.rpc import client as rpc_client
+
+        config = sd.config.config if sd.config else {}
+        details = deployment_outputs(config, sd)
+        rsrc = db_api.resource_get_by_physical_resource_id(cnxt, sd.id)
+        if rsrc is None:
+            return
+        stack = db_api.stack_get(cnxt, rsrc.stack_id, show_deleted=True)
+        identity = {'tenant': stack.tenant, 'stack_name': stack.name,
+                    'stack_id': stack.id, 'path': ''}
+        rpc_client.EngineClient().resource_signal(
+            cnxt, identity, rsrc.name, details, sync_call=True)
+        LOG.info('simulated agent on server %s: deployment %s done',
+                 sd.server_id, sd.id)
+
+
+def deployment_outputs(config: dict, sd) -> dict:
+    """What the agent reports: status 0 and simulated outputs."""
+    name = config.get('name') or sd.config_id
+    details = {
+        'deploy_stdout': 'simulated: %s config %s ran on server %s' % (
+            config.get('group') or 'Heat::Ungrouped', name, sd.server_id),
+        'deploy_stderr': '',
+        'deploy_status_code': 0,
+    }
+    for output in config.get('outputs') or []:
+        if output.get('error_output'):
+            continue
+        details[output['name']] = 'simulated: output %s of %s' % (
+            output['name'], name)
+    return details
+
+
+def install(cloud) -> None:
+    """Give the cloud its agents; hear Heat push a server's deployments."""
+    from heat.engine import service_software_config
+
+    cloud.agents = Agents(cloud)
+    cls = service_software_config.SoftwareConfigService
+    push = cls._push_metadata_software_deployments
+    if getattr(push, 'simulated', False):
+        return
+
+    def _push_metadata_software_deployments(self, cnxt, server_id,
+                                            stack_user_project_id):
+        result = push(self, cnxt, server_id, stack_user_project_id)
+        cloud.agents.deployments_changed(cnxt, server_id)
+        return result
+
+    _push_metadata_software_deployments.simulated = True
+    cls._push_metadata_software_deployments = \
+        _push_metadata_software_deployments

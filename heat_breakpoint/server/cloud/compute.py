@@ -1,0 +1,319 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Simulated Nova: servers (and EC2 instances), key pairs, flavors, EIPs.
+
+A server's addresses are its ports': the ports a template gives it, or
+ports Nova makes on the networks it names (on ``private`` when it names
+none, as a cloud with one tenant network does). A floating IP associated
+with one of its ports shows in its ``addresses`` as ``floating``.
+"""
+
+from heat_breakpoint.server.cloud import models
+from heat_breakpoint.server.cloud import network
+from heat_breakpoint.server.cloud import values
+
+DEFAULT_NETWORK = 'private'
+
+
+def _ports_for(sim, requests, server_id):
+    """The server's port IDs, making the ones Nova would make."""
+    store = sim.store
+    ports = []
+    for index, item in enumerate(requests):
+        port_id = item.get('port')
+        if port_id:
+            store.update(port_id, device_id=server_id,
+                         device_owner='compute:nova', status='ACTIVE')
+            ports.append(port_id)
+            continue
+        net = item.get('network') or item.get('uuid')
+        subnet = item.get('subnet')
+        if not net and subnet:
+            net = (store.get(subnet) or sim.find('subnet', subnet))[
+                'network_id']
+        if not net and item.get('allocate_network') == 'none':
+            continue
+        net = net or sim.find('network', DEFAULT_NETWORK).id
+        requested = []
+        if subnet or item.get('fixed_ip'):
+            requested = [{'subnet': subnet,
+                          'ip_address': item.get('fixed_ip')}]
+        port = network.new_port(sim, net, requested, device_id=server_id,
+                                seed_suffix='/port%d' % index,
+                                extra={'internal': True})
+        ports.append(port.id)
+    return ports
+
+
+def addresses(store, port_ids) -> dict:
+    """Nova's ``addresses``: by network name, fixed then floating."""
+    result = {}
+    for port_id in port_ids:
+        port = store.get(port_id)
+        if port is None:
+            continue
+        net = store.get(port['network_id'])
+        label = (net.name if net is not None and net.name else
+                 port['network_id'])
+        entries = result.setdefault(label, [])
+        for fixed in port.get('fixed_ips') or []:
+            address = fixed['ip_address']
+            entries.append({'addr': address,
+                            'version': 6 if ':' in address else 4,
+                            'OS-EXT-IPS-MAC:mac_addr': port['mac_address'],
+                            'OS-EXT-IPS:type': 'fixed', 'port': port.id})
+        for fip in store.all('floatingip', port_id=port.id):
+            entries.append({'addr': fip['floating_ip_address'],
+                            'version': 4,
+                            'OS-EXT-IPS-MAC:mac_addr': port['mac_address'],
+                            'OS-EXT-IPS:type': 'floating', 'port': None})
+    return result
+
+
+def networks(store, port_ids) -> dict:
+    """Heat's ``networks`` attribute: addresses by network name and ID."""
+    result = {}
+    for port_id in port_ids:
+        port = store.get(port_id)
+        if port is None:
+            continue
+        net = store.get(port['network_id'])
+        ips = [f['ip_address'] for f in port.get('fixed_ips') or []]
+        ips += [f['floating_ip_address']
+                for f in store.all('floatingip', port_id=port.id)]
+        for key in filter(None, (port['network_id'],
+                                 net.name if net is not None else None)):
+            result.setdefault(key, []).extend(ips)
+    return result
+
+
+def first_address(store, port_ids, floating=False):
+    for entries in addresses(store, port_ids).values():
+        for entry in entries:
+            if (entry['OS-EXT-IPS:type'] == 'floating') == floating:
+                return entry['addr']
+    return None
+
+
+def boot_script(sim, user_data) -> str:
+    """The text the server runs at boot (a software config's, if named)."""
+    if not user_data:
+        return ''
+    if values.looks_like_uuid(user_data):
+        try:
+            config = sim.rsrc.rpc_client().show_software_config(
+                sim.rsrc.context, user_data)
+            return str(config.get('config') or '')
+        except Exception:
+            return user_data
+    return str(user_data)
+
+
+class _ServerBase(models.Model):
+    kind = 'server'
+    user_data_property = 'user_data'
+
+    def after_create(self, sim, obj):
+        script = boot_script(sim, sim.props.get(self.user_data_property))
+        sim.cloud.agents.boot(obj.name or obj.id, script)
+
+    def _network_requests(self, sim) -> list:
+        raise NotImplementedError
+
+    def create(self, sim):
+        fields = super().create(sim)
+        server_id = values.object_id('server', '%s#%d' % (
+            sim.seed, sim.store.generation(sim.rsrc.stack.id, sim.seed)))
+        fields['id'] = server_id
+        fields['ports'] = _ports_for(sim, self._network_requests(sim),
+                                     server_id)
+        fields.update({'status': 'ACTIVE', 'power_state': 1,
+                       'OS-EXT-SRV-ATTR:instance_name': 'instance-%08x' % (
+                           int(values.hex_token(server_id, 6), 16)),
+                       'tenant_id': sim.project})
+        return fields
+
+    def delete(self, sim, obj):
+        for port_id in obj.get('ports') or []:
+            port = sim.store.get(port_id)
+            if port is None:
+                continue
+            if port.get('internal'):
+                sim.store.delete(port_id)
+            else:
+                sim.store.update(port_id, device_id='', device_owner='',
+                                 status='DOWN')
+        for attachment in sim.store.all('volume_attachment',
+                                        server_id=obj.id):
+            sim.store.delete(attachment.id)
+
+
+@models.model('OS::Nova::Server')
+class Server(_ServerBase):
+
+    def _network_requests(self, sim):
+        requests = sim.props.get('networks')
+        return requests if requests else [{}]
+
+    def create(self, sim):
+        fields = super().create(sim)
+        flavor = sim.store.get(sim.props.get('flavor') or '')
+        if flavor is not None:
+            fields['flavor'] = {'id': flavor.id, 'original_name': flavor.name,
+                                'vcpus': flavor.get('vcpus'),
+                                'ram': flavor.get('ram'),
+                                'disk': flavor.get('disk')}
+        if sim.props.get('image'):
+            fields['image'] = {'id': sim.props['image']}
+        return fields
+
+    def attribute(self, sim, obj, name):
+        ports = obj.get('ports') or []
+        if name == 'addresses':
+            return addresses(sim.store, ports)
+        if name == 'networks':
+            return networks(sim.store, ports)
+        if name in ('first_address', 'accessIPv4'):
+            return first_address(sim.store, ports) or ''
+        if name == 'accessIPv6':
+            return ''
+        if name == 'instance_name':
+            return obj.get('OS-EXT-SRV-ATTR:instance_name')
+        if name == 'console_urls':
+            return {'novnc': 'http://console.simulated.invalid:6080/'
+                             'vnc_auto.html?token=%s' %
+                             values.hex_token(obj.id)}
+        if name == 'os_collect_config':
+            return (sim.rsrc.metadata_get() or {}).get(
+                'os-collect-config', {})
+        if name == 'tags':
+            return list(obj.get('tags') or [])
+        return models.NOTHING
+
+    def update(self, sim, obj, prop_diff):
+        changes = super().update(sim, obj, prop_diff)
+        if 'networks' in prop_diff:
+            self.delete(sim, obj)
+            changes['ports'] = _ports_for(
+                sim, prop_diff['networks'] or [{}], obj.id)
+        return changes
+
+
+@models.model('AWS::EC2::Instance')
+class Instance(_ServerBase):
+    user_data_property = 'UserData'
+
+    def _network_requests(self, sim):
+        props = sim.props
+        interfaces = props.get('NetworkInterfaces') or []
+        requests = []
+        for item in interfaces:
+            port = item.get('NetworkInterfaceId') if isinstance(
+                item, dict) else item
+            requests.append({'port': port})
+        if not requests and props.get('SubnetId'):
+            requests.append({'subnet': props['SubnetId'],
+                             'fixed_ip': props.get('PrivateIpAddress')})
+        return requests or [{}]
+
+    def attribute(self, sim, obj, name):
+        ports = obj.get('ports') or []
+        if name == 'AvailabilityZone':
+            return sim.props.get('AvailabilityZone') or 'nova'
+        if name in ('PrivateIp', 'PrivateDnsName'):
+            return first_address(sim.store, ports) or ''
+        if name in ('PublicIp', 'PublicDnsName'):
+            return (first_address(sim.store, ports, floating=True) or
+                    first_address(sim.store, ports) or '')
+        return models.NOTHING
+
+
+@models.model('OS::Nova::KeyPair')
+class KeyPair(models.Model):
+    kind = 'keypair'
+
+    def create(self, sim):
+        fields = super().create(sim)
+        name = sim.props.get('name')
+        key = sim.props.get('public_key') or 'ssh-rsa AAAAB3Nza%s %s' % (
+            values.hex_token(sim.seed, 60), name)
+        fields.update(public_key=key, id=name)
+        if not sim.props.get('public_key'):
+            fields['private_key'] = (
+                '-----BEGIN OPENSSH PRIVATE KEY-----\n%s\n'
+                '-----END OPENSSH PRIVATE KEY-----\n'
+                % values.hex_token(sim.seed + 'private', 64))
+        return fields
+
+    def attribute(self, sim, obj, name):
+        if name == 'private_key':
+            return obj.get('private_key') or ''
+        return models.NOTHING
+
+
+@models.model('OS::Nova::Flavor')
+class Flavor(models.Model):
+    kind = 'flavor'
+
+
+@models.model('AWS::EC2::EIP')
+class ElasticIp(models.Model):
+    kind = 'floatingip'
+
+    def create(self, sim):
+        net = sim.find('network', 'public')
+        subnet_id, address = network.floating_address(sim, net)
+        fields = {'floating_network_id': net.id,
+                  'floating_subnet_id': subnet_id,
+                  'floating_ip_address': address, 'port_id': None,
+                  'status': 'DOWN'}
+        instance = sim.store.get(sim.props.get('InstanceId') or '')
+        if instance is not None and instance.get('ports'):
+            fields.update(port_id=instance['ports'][0], status='ACTIVE')
+        return fields
+
+    def reference(self, sim, obj):
+        return obj.get('floating_ip_address')
+
+    def attribute(self, sim, obj, name):
+        if name == 'AllocationId':
+            return obj.id
+        return models.NOTHING
+
+
+@models.model('AWS::EC2::EIPAssociation')
+class ElasticIpAssociation(models.Model):
+    kind = 'eip_association'
+
+    def create(self, sim):
+        props = sim.props
+        fip = None
+        if props.get('EIP'):
+            fip = next(iter(sim.store.all(
+                'floatingip', floating_ip_address=props['EIP'])), None)
+        elif props.get('AllocationId'):
+            fip = sim.store.get(props['AllocationId'])
+        instance = sim.store.get(props.get('InstanceId') or '')
+        port_id = props.get('NetworkInterfaceId') or (
+            (instance.get('ports') or [None])[0] if instance else None)
+        if fip is not None:
+            sim.store.update(fip.id, port_id=port_id, status='ACTIVE')
+        return {'floatingip_id': fip.id if fip else None,
+                'port_id': port_id}
+
+    def reference(self, sim, obj):
+        return sim.rsrc.physical_resource_name_or_FnGetRefId()
+
+    def delete(self, sim, obj):
+        fip = sim.store.get(obj.get('floatingip_id') or '')
+        if fip is not None:
+            sim.store.update(fip.id, port_id=None, status='DOWN')

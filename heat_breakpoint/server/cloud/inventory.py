@@ -1,0 +1,204 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""What the cloud already has before any stack: flavors, images, networks.
+
+A template names things of the cloud it runs in (``flavor: m1.small``,
+``image: cirros``, ``key_name: mykey``, ``network: public``). With no
+inventory, the simulated cloud assumes each such name exists the first
+time it is looked up, with values a real cloud would give it (an
+``m1.small`` has 1 vCPU, 2 GiB and a 20 GB disk; ``public`` is an
+external network with a subnet), and reports every name it assumed. With
+``--cloud FILE`` (YAML, the format below) the names are those of the
+file and nothing else: a wrong name fails as it would in that cloud.
+
+.. code-block:: yaml
+
+    flavors:
+      - {name: m1.small, vcpus: 1, ram: 2048, disk: 20}
+    images: [cirros, {name: ubuntu-22.04, min_disk: 8}]
+    networks:
+      - {name: public, external: true, cidr: 203.0.113.0/24}
+      - {name: private, cidr: 10.0.0.0/24}
+    keypairs: [mykey]
+    security_groups: [default]
+    volume_types: [lvmdriver-1]
+    availability_zones: [nova]
+"""
+
+import hashlib
+import ipaddress
+from typing import Optional
+
+import yaml
+
+from heat_breakpoint.server import config
+
+from heat_breakpoint.server.cloud import store as cloud_store
+from heat_breakpoint.server.cloud import values
+
+# The file's sections and the kind of object each lists.
+SECTIONS = {
+    'flavors': 'flavor', 'images': 'image', 'networks': 'network',
+    'subnets': 'subnet', 'keypairs': 'keypair',
+    'security_groups': 'security_group', 'volume_types': 'volume_type',
+    'availability_zones': 'availability_zone', 'hosts': 'host',
+    'volumes': 'volume', 'servers': 'server', 'ports': 'port',
+    'routers': 'router', 'projects': 'project', 'users': 'user',
+    'roles': 'role', 'domains': 'domain', 'groups': 'group',
+    'regions': 'region', 'services': 'service',
+}
+
+FLAVORS = {
+    'm1.tiny': (1, 512, 1), 'm1.small': (1, 2048, 20),
+    'm1.medium': (2, 4096, 40), 'm1.large': (4, 8192, 80),
+    'm1.xlarge': (8, 16384, 160), 'ds512M': (1, 512, 5),
+    'ds1G': (1, 1024, 10), 'ds2G': (2, 2048, 10), 'ds4G': (4, 4096, 20),
+}
+EXTERNAL_NAMES = ('public', 'ext-net', 'external', 'ext_net', 'floating',
+                  'external_network', 'public_net', 'provider')
+
+
+class InventoryError(config.SetupError):
+    """The --cloud file cannot be used; the message says why in one line."""
+
+
+class NotFound(LookupError):
+    """A strict inventory has no object of that kind and name."""
+
+    def __init__(self, kind: str, name: str):
+        super().__init__('%s %r' % (kind, name))
+        self.kind = kind
+        self.name = name
+
+
+def _defaults(kind: str, name: Optional[str]) -> dict:
+    """The fields a real cloud would show for an object of this name."""
+    if kind == 'flavor':
+        vcpus, ram, disk = FLAVORS.get(name, (1, 2048, 20))
+        return {'vcpus': vcpus, 'ram': ram, 'disk': disk,
+                'ephemeral': 0, 'swap': 0, 'is_public': True}
+    if kind == 'image':
+        return {'status': 'active', 'min_disk': 0, 'min_ram': 0,
+                'disk_format': 'qcow2', 'container_format': 'bare',
+                'size': 21430272}
+    if kind == 'network':
+        external = (name or '').lower() in EXTERNAL_NAMES
+        return {'router:external': external, 'admin_state_up': True,
+                'status': 'ACTIVE', 'mtu': 1450, 'shared': external}
+    if kind == 'volume_type':
+        return {'is_public': True}
+    if kind == 'keypair':
+        return {'public_key': 'ssh-ed25519 AAAA%s %s' % (
+            values.hex_token(name or '', 40), name),
+            'fingerprint': ':'.join(
+                values.hex_token(name or '', 32)[i:i + 2]
+                for i in range(0, 32, 2))}
+    return {}
+
+
+def _cidr_for(name: str, external: bool) -> str:
+    if external:
+        return '203.0.113.0/24'
+    if name == 'private':
+        return '10.0.0.0/24'
+    octet = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16) or 1
+    return '10.%d.0.0/24' % octet
+
+
+class Inventory(object):
+    """Finds cloud-side objects; assumes them unless it is strict."""
+
+    def __init__(self, store: cloud_store.Store, strict: bool = False):
+        self.store = store
+        self.strict = strict
+
+    @classmethod
+    def from_file(cls, store, path: str) -> 'Inventory':
+        try:
+            with open(path) as f:
+                doc = yaml.safe_load(f) or {}
+        except OSError as exc:
+            raise InventoryError('cannot read the cloud file %s: %s'
+                                 % (path, exc.strerror))
+        except yaml.YAMLError as exc:
+            raise InventoryError('the cloud file %s is not YAML: %s'
+                                 % (path, str(exc).splitlines()[0]))
+        if not isinstance(doc, dict):
+            raise InventoryError('the cloud file %s must be a mapping of '
+                                 'sections (%s)' % (path, ', '.join(
+                                     sorted(SECTIONS))))
+        unknown = sorted(set(doc) - set(SECTIONS))
+        if unknown:
+            raise InventoryError(
+                'the cloud file %s has unknown sections: %s (known: %s)'
+                % (path, ', '.join(map(str, unknown)),
+                   ', '.join(sorted(SECTIONS))))
+        entries = []
+        for section, items in doc.items():
+            if not isinstance(items, list):
+                raise InventoryError('%s in %s must be a list'
+                                     % (section, path))
+            for item in items:
+                if isinstance(item, str):
+                    item = {'name': item}
+                if not isinstance(item, dict) or not item.get('name'):
+                    raise InventoryError('each of %s in %s needs a name: %r'
+                                         % (section, path, item))
+                entries.append((SECTIONS[section], dict(item)))
+        inventory = cls(store, strict=True)
+        for kind, item in entries:
+            inventory._add(kind, item.pop('name'), cloud_store.INVENTORY,
+                           item)
+        return inventory
+
+    def _add(self, kind: str, name: Optional[str], origin: str,
+             fields: dict, object_id: Optional[str] = None):
+        data = _defaults(kind, name)
+        data.update(fields)
+        data['name'] = name
+        if kind == 'network':
+            external = bool(data.pop('external', data['router:external']))
+            data['router:external'] = external
+            cidr = data.pop('cidr', None) or _cidr_for(name or '', external)
+        object_id = (object_id or data.pop('id', None) or
+                     values.object_id(kind, 'cloud:%s' % name))
+        data['id'] = object_id
+        found = self.store.add(kind, object_id, name, origin, data)
+        if kind == 'network':
+            net = ipaddress.ip_network(cidr, strict=False)
+            subnet_name = '%s-subnet' % name
+            subnet_id = values.object_id('subnet', 'cloud:%s' % subnet_name)
+            self.store.add('subnet', subnet_id, subnet_name, origin, {
+                'id': subnet_id, 'name': subnet_name,
+                'network_id': object_id, 'cidr': str(net),
+                'ip_version': net.version,
+                'gateway_ip': values.nth_address(cidr, 1),
+                'allocation_pools': values.pools_of(cidr, gateway=True),
+                'enable_dhcp': True})
+            found = self.store.update(object_id, subnets=[subnet_id])
+        return found
+
+    def find(self, kind, name_or_id: str):
+        """The object, assumed if need be; NotFound if strict and absent."""
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        found = self.store.find(kinds, name_or_id)
+        if found:
+            return found[0]
+        if self.strict:
+            raise NotFound(kinds[0], name_or_id)
+        if values.looks_like_uuid(name_or_id):
+            return self._add(kinds[0], None, cloud_store.ASSUMED, {},
+                             object_id=name_or_id)
+        return self._add(kinds[0], name_or_id, cloud_store.ASSUMED, {})
+
+    def assumed(self) -> list:
+        return self.store.assumed()
