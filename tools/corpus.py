@@ -46,6 +46,9 @@ def main(argv=None) -> int:
     parser.add_argument('--timeout', type=float, default=180,
                         help='seconds a create may take (default 180)')
     parser.add_argument('--json', help='write the outcomes here')
+    parser.add_argument('--keep', action='store_true',
+                        help="keep the server's state directory (its "
+                             "heat.log) and say where it is")
     parser.add_argument('--server-arg', action='append', default=[],
                         help='passed to heat-breakpoint-server')
     args = parser.parse_args(argv)
@@ -68,7 +71,11 @@ def main(argv=None) -> int:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             outcomes = list(pool.map(one, templates))
     finally:
-        server.remove()
+        if args.keep:
+            server.stop()
+            print('state directory kept: %s' % state)
+        else:
+            server.remove()
     report = expected.Report(outcomes)
     for line in report.lines():
         print(line)

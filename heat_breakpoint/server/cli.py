@@ -32,6 +32,7 @@ import warnings
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
 from heat_breakpoint.server import green_heat
+from heat_breakpoint.server import pacing
 from heat_breakpoint.server import prompt_delivery
 
 DEFAULT_PORT = 8004
@@ -75,6 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
                         action='store_false',
                         help='simulate no cloud: resource types of '
                              'services other than Heat are unavailable')
+    parser.add_argument('--no-leaf-sleep', dest='leaf_sleep',
+                        action='store_false',
+                        help="start a stack's independent resources at "
+                             "once, without Heat's one-second pause "
+                             "between them")
     return parser
 
 
@@ -110,8 +116,9 @@ class LocalHeat:
     """Heat's engine service and API app, started and stopped together."""
 
     def __init__(self, state_dir: str, extra_config_files=(), port=0,
-                 simulate=False, cloud_file=None):
+                 simulate=False, cloud_file=None, leaf_sleep=True):
         self.state_dir = state_dir
+        self.leaf_sleep = leaf_sleep
         self.extra_config_files = list(extra_config_files)
         self.port = port
         self.simulate = simulate
@@ -136,6 +143,8 @@ class LocalHeat:
         prompt_delivery.install()
         self._configure()
         green_heat.install()
+        if not self.leaf_sleep:
+            pacing.install()
         if self.simulate:
             from heat_breakpoint.server import cloud
             self.cloud = cloud.install(cloud.Cloud(self.state_dir,
@@ -300,7 +309,8 @@ def main(argv=None) -> int:
     port = sock.getsockname()[1]
 
     heat = LocalHeat(args.state_dir, args.config_file, port=port,
-                     simulate=args.simulate, cloud_file=args.cloud)
+                     simulate=args.simulate, cloud_file=args.cloud,
+                     leaf_sleep=args.leaf_sleep)
     try:
         heat.start()
     except local_config.SetupError as exc:

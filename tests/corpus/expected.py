@@ -18,8 +18,45 @@ fails if one of them completes (the reason would then be wrong).
 
 import dataclasses
 
-# path -> (the words Heat's reason must contain, why a real Heat refuses)
+# path -> (the words Heat's reason must contain, or a tuple of such
+#          alternatives; why a real Heat refuses)
+_CIRCULAR = ('Circular Dependency Found',
+             'invalid on purpose (cfn/F17/invalid/): the template refers to '
+             'resources that refer back to it')
+_EXPIRED = ("Expiration time is out of date",
+            "the secret's expiration (2017-12-28) is in the past: Heat's "
+            "own 'expiration' constraint refuses it")
 REFUSED = {
+    'cfn/F17/invalid/AutoScalingMultiAZSample.template': _CIRCULAR,
+    'cfn/F17/invalid/AutoScalingMultiAZSample.yaml': _CIRCULAR,
+    'cfn/F17/invalid/WordPress_Single_Instance_With_HA.template': _CIRCULAR,
+    'cfn/F17/invalid/WordPress_Single_Instance_With_HA_AccessPolicy.template':
+        _CIRCULAR,
+    'cfn/F17/invalid/WordPress_Single_Instance_With_IHA.template': _CIRCULAR,
+    'hot/barbican/container_generic.yaml': _EXPIRED,
+    'hot/barbican/order.yaml': _EXPIRED,
+    'hot/barbican/secret.yaml': _EXPIRED,
+    'hot/octavia/servers_with_octavia.yaml': (
+        'Unknown Property max_retries_down',
+        'OS::Octavia::HealthMonitor of Heat 27 has no max_retries_down'),
+    'hot/software-config/example-templates/example-chef-template.yaml': (
+        'is not a map',
+        "OS::Heat::StructuredConfig's config must be a map; the template "
+        "gives a list"),
+    'hot/mistral/templates/autoscaling_using_mistral.yaml': (
+        ('Unknown Property security_group', 'Property name not assigned'),
+        'Heat validates the resources in no fixed order and finds one of '
+        'two errors: the group passes security_group to '
+        'templates/server_with_ip.yaml (its NovaNetwork::Server), which has '
+        'no such parameter; and each OS::Mistral::CronTrigger takes its '
+        'workflow from a get_attr, empty at validation, where the workflow '
+        'name is required'),
+    'cfn/F17/AutoScalingCeilometer.yaml': (
+        "'NoneType' object is not subscriptable",
+        "the group's LoadBalancerNames reloads the "
+        "AWS::ElasticLoadBalancing::LoadBalancer from a convergence check, "
+        "where the balancer's nested stack is not loaded "
+        "(heat/scaling/lbutils.py: the balancer's nested() is None)"),
 }
 
 TARGET = 0.95
@@ -44,7 +81,8 @@ class Report:
         for o in self.outcomes:
             if o.template.path in REFUSED:
                 words = REFUSED[o.template.path][0]
-                if o.complete or words not in o.reason:
+                words = (words,) if isinstance(words, str) else words
+                if o.complete or not any(w in o.reason for w in words):
                     wrong.append(o)
         return wrong
 

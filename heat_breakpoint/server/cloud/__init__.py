@@ -79,6 +79,7 @@ def install(cloud: Cloud) -> Cloud:
     from heat_breakpoint.server.cloud import keystone
     from heat_breakpoint.server.cloud import lookups
     from heat_breakpoint.server.cloud import network  # noqa: F401
+    from heat_breakpoint.server.cloud import notice
     from heat_breakpoint.server.cloud import resources as sim_resources
     from heat_breakpoint.server.cloud import volume  # noqa: F401
 
@@ -110,5 +111,6 @@ def install(cloud: Cloud) -> Cloud:
                 type_name, sim_resources.simulated_class(cls, cloud))
             cloud.types.append(type_name)
     agents.install(cloud)
+    notice.install(cloud)
     LOG.info(cloud.describe())
     return cloud

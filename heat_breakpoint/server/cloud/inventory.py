@@ -34,8 +34,10 @@ file and nothing else: a wrong name fails as it would in that cloud.
     availability_zones: [nova]
 """
 
+import contextlib
 import hashlib
 import ipaddress
+import threading
 from typing import Optional
 
 import yaml
@@ -120,6 +122,24 @@ class Inventory(object):
     def __init__(self, store: cloud_store.Store, strict: bool = False):
         self.store = store
         self.strict = strict
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def noting_assumptions(self):
+        """Collect, in this thread, the assumed objects looked up."""
+        self._local.noted = noted = []
+        try:
+            yield noted
+        finally:
+            self._local.noted = None
+
+    def _note(self, found):
+        noted = getattr(self._local, 'noted', None)
+        if noted is not None and found.origin == cloud_store.ASSUMED:
+            entry = (found.kind, found.name or found.id)
+            if entry not in noted:
+                noted.append(entry)
+        return found
 
     @classmethod
     def from_file(cls, store, path: str) -> 'Inventory':
@@ -192,13 +212,14 @@ class Inventory(object):
         kinds = [kind] if isinstance(kind, str) else list(kind)
         found = self.store.find(kinds, name_or_id)
         if found:
-            return found[0]
+            return self._note(found[0])
         if self.strict:
             raise NotFound(kinds[0], name_or_id)
         if values.looks_like_uuid(name_or_id):
-            return self._add(kinds[0], None, cloud_store.ASSUMED, {},
-                             object_id=name_or_id)
-        return self._add(kinds[0], name_or_id, cloud_store.ASSUMED, {})
+            return self._note(self._add(kinds[0], None, cloud_store.ASSUMED,
+                                        {}, object_id=name_or_id))
+        return self._note(self._add(kinds[0], name_or_id,
+                                    cloud_store.ASSUMED, {}))
 
     def assumed(self) -> list:
         return self.store.assumed()

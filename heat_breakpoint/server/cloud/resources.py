@@ -209,10 +209,6 @@ class SimulatedResource(object):
     def restore_prev_rsrc(self, convergence=False):
         return None
 
-    def metadata_update(self, new_metadata=None):
-        if new_metadata is not None:
-            self.metadata_set(new_metadata)
-
     def state_set(self, action, status, reason='state changed', *args,
                   **kwargs):
         if reason == 'state changed':
