@@ -81,7 +81,16 @@ def install(cloud: Cloud) -> Cloud:
     from heat_breakpoint.server.cloud import network  # noqa: F401
     from heat_breakpoint.server.cloud import notice
     from heat_breakpoint.server.cloud import resources as sim_resources
+    from heat_breakpoint.server.cloud import swift
     from heat_breakpoint.server.cloud import volume  # noqa: F401
+
+    # Clients Heat's own resources use beside their plugins' look-ups.
+    clients_of = {
+        'keystone': lambda plugin: keystone.SimulatedKeystone(
+            plugin.context, cloud.store),
+        'swift': lambda plugin: swift.SimulatedSwift(
+            cloud.store, plugin.context.project_id),
+    }
 
     clients.initialise()
     resources.initialise()
@@ -89,12 +98,8 @@ def install(cloud: Cloud) -> Cloud:
         if name == HEAT:
             continue
         extension = clients._mgr[name]
-        extension.plugin = lookups.plugin_class(extension.plugin, name,
-                                                cloud)
-        if name == 'keystone':
-            def _create(self, *args, **kwargs):
-                return keystone.SimulatedKeystone(self.context, cloud.store)
-            extension.plugin._create = _create
+        extension.plugin = lookups.plugin_class(
+            extension.plugin, name, cloud, clients_of.get(name))
         cloud.services.append(name)
     env = resources.global_env()
     for name, constraint in sorted(env.constraints.items()):

@@ -233,12 +233,19 @@ class _NeutronLookups(object):
                 for group in security_groups]
 
 
-def plugin_class(real_cls, service: str, cloud):
-    """Heat's plugin class for ``service`` with its look-ups simulated."""
+def plugin_class(real_cls, service: str, cloud, client=None):
+    """Heat's plugin class for ``service`` with its look-ups simulated.
+
+    ``client(plugin)``, when given, is what the plugin's ``client()``
+    returns (a simulated Keystone or Swift); else every call of the
+    client raises :class:`NotSimulated`.
+    """
     bases = (_SimulatedPlugin, real_cls)
     if service == 'neutron':
         bases = (_NeutronLookups,) + bases
     attrs = {'simulated_service': service, 'cloud': cloud}
+    if client is not None:
+        attrs['_create'] = lambda self, *args, **kwargs: client(self)
     for name, member in inspect.getmembers(real_cls, inspect.isfunction):
         if name in KEEP or any(name in vars(b) for b in bases[:-1]):
             continue
@@ -266,9 +273,14 @@ def _server_to_ipaddress(self, server):
     return compute.first_address(self.cloud.store, found.get('ports') or [])
 
 
+def _datastore_exists(self, *args, **kwargs):
+    return None
+
+
 # Calls of one service's plugin that are neither look-ups nor kept.
 SERVICE_METHODS = {
     'nova': {'server_to_ipaddress': _server_to_ipaddress},
+    'trove': {'validate_datastore': _datastore_exists},
 }
 
 

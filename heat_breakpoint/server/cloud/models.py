@@ -56,6 +56,14 @@ def kind_of(type_name: str) -> str:
     return re.sub(r'(?<!^)(?=[A-Z])', '_', last).lower()
 
 
+def as_declared(value, type_name):
+    """A scalar where the schema declares a string, as a string."""
+    if (type_name or '').lower() == 'string' and isinstance(
+            value, (bool, int, float)):
+        return str(value)
+    return value
+
+
 def fits(value, type_name) -> bool:
     """Is value of the attribute type a schema declares?"""
     wanted = _TYPE_OF.get((type_name or '').lower())
@@ -110,10 +118,10 @@ class Model(object):
             return None
         value = self.attribute(sim, obj, name)
         if value is not NOTHING:
-            return value
+            return as_declared(value, type_name)
         if name == 'show':
             return self.show(sim, obj)
-        field = obj.get(name)
+        field = as_declared(obj.get(name), type_name)
         if field is not None and fits(field, type_name):
             return field
         if type_name in (None, 'String'):

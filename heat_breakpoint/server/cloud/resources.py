@@ -250,9 +250,12 @@ def needs_simulation(cls, absent_services) -> bool:
     """Does the plugin talk to a service the local server lacks?"""
     if getattr(cls, 'simulated', False):
         return False
+    module = cls.__module__ + '.'
+    if module.startswith(HEAT_MODULES):
+        # Heat's own resources run as shipped, on simulated clients (a
+        # SwiftSignal waits for a signal in the simulated Swift).
+        return False
     client = getattr(cls, 'default_client_name', None)
     if client is not None:
         return client in absent_services
-    module = cls.__module__ + '.'
-    return (module.startswith(SERVICE_MODULES) and
-            not module.startswith(HEAT_MODULES))
+    return module.startswith(SERVICE_MODULES)
