@@ -205,14 +205,12 @@ def test_every_offered_type_creates_updates_and_deletes(server,
             lambda t: exercise(server.client(), t), types)))
     failed = {t: p for t, (p, _) in results.items()
               if p and t not in type_table.UNSIMULATED}
-    lines = ['%-45s %-10s %s' % (
-        t,
-        'FAILED' if t in failed else
-        'listed' if t in type_table.UNSIMULATED else 'ok',
-        ', '.join('%s: %s' % kv for kv in sorted(tried.items())
-                  if kv[0] != 'simulated'))
-        for t, (_, tried) in sorted(results.items())]
-    print('\n'.join(lines))
+    for type_name, (_, tried) in sorted(results.items()):
+        mark = ('FAILED' if type_name in failed else 'listed'
+                if type_name in type_table.UNSIMULATED else 'ok')
+        print('%-45s %-7s %s' % (type_name, mark, ', '.join(
+            '%s: %s' % kv for kv in sorted(tried.items())
+            if kv[0] != 'simulated')))
     assert not failed, '\n'.join(
         '%s: %s' % (t, '; '.join(p)) for t, p in sorted(failed.items()))
     wrongly_listed = [t for t in type_table.UNSIMULATED
