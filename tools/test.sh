@@ -24,7 +24,7 @@ rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 # to a worker. PYTEST_WORKERS=0 runs them in this process, one by one.
 workers=${PYTEST_WORKERS:-3}
 status=0
-"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile tests/unit tests/functional "$@" || status=$?
+"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile tests/unit tests/functional tests/corpus "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests" >&2
     exit 1

@@ -29,6 +29,7 @@ import sys
 import threading
 import warnings
 
+from heat_breakpoint.server import absent
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
 from heat_breakpoint.server import green_heat
@@ -150,6 +151,8 @@ class LocalHeat:
             self.cloud = cloud.install(cloud.Cloud(self.state_dir,
                                                    self.cloud_file))
             self.cloud.agents.base_url = local_config.base_url(self.port)
+        else:
+            absent.install()
         self._prepare_database()
         self._start_engine()
         from heat.common import config as heat_config

@@ -1,0 +1,59 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The corpus tier: public templates on the local server's simulated cloud.
+
+Every template of ``openstack/heat-templates`` (see :mod:`corpus`) is
+created as an author would create it; at least 95% of those a real
+cloud's Heat 27 would accept reach CREATE_COMPLETE with resources, and
+each one listed in :mod:`expected` fails for the reason given there.
+``tools/corpus.py`` runs the same and prints the table.
+"""
+
+import concurrent.futures
+import tempfile
+
+import pytest
+
+from heat_breakpoint.server import fixture
+from tests.corpus import corpus
+from tests.corpus import expected
+
+ROOT = corpus.default_root()
+pytestmark = pytest.mark.skipif(
+    ROOT is None, reason='the corpus is not here: set HEAT_BREAKPOINT_CORPUS '
+                         'to a checkout of openstack/heat-templates')
+
+
+@pytest.fixture(scope='module')
+def server():
+    state = tempfile.mkdtemp(prefix='heat-breakpoint-corpus-')
+    local = fixture.LocalHeatProcess(state, extra_args=['--no-leaf-sleep'])
+    local.start(reset=True)
+    yield local
+    local.remove()
+
+
+def test_the_corpus_completes_but_what_a_real_heat_refuses(server):
+    templates = corpus.discover(ROOT)
+    assert len(templates) >= 130
+
+    def create(template):
+        return corpus.create(server.client(), template, template.slug,
+                             timeout=120)
+
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        outcomes = list(pool.map(create, templates))
+    report = expected.Report(outcomes)
+    table = '\n'.join(report.lines())
+    print(table)
+    assert not report.wrongly_refused, table
+    assert report.rate >= expected.TARGET, table
