@@ -34,6 +34,8 @@ from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 
+SIMULATED = ('yes: its service is simulated by the local server '
+             '(heat-breakpoint-server)')
 HELD, ARMED, DISARMED, DONE, WAITING = (
     'held', 'armed', 'disarmed', 'done', 'waiting')
 
@@ -51,9 +53,12 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
         'timeout_remaining': remaining, 'resource_status': '',
         'resource_status_reason': '', 'requires': [], 'required_by': [],
         'next': [], 'inputs': None, 'attributes': None, 'error': '',
-        'event': '', 'change': None}
+        'event': '', 'change': None, 'simulated': ''}
     if rsrc is not None:
         result['stack'] = '%s/%s' % (rsrc.stack.name, rsrc.stack.id)
+        # Only heat-breakpoint-server's simulated cloud marks its types.
+        if getattr(rsrc, 'simulated', False):
+            result['simulated'] = SIMULATED
         result['resource_status'] = '%s_%s' % (rsrc.action, rsrc.status)
         result['resource_status_reason'] = rsrc.status_reason or ''
         _neighbours(result, rsrc, root['action'])

@@ -25,9 +25,11 @@ from heatclient_ext.v1 import changes
 INPUTS, ATTRIBUTES, CHANGE, FAILURE, RESOURCE = (
     _('Inputs'), _('Attributes'), _('Planned change'), _('Failure'),
     _('Resource'))
+SIMULATED_ATTRIBUTES = _('Attributes (simulated)')
 RESOURCE_KEYS = ('resource', 'type', 'physical_resource_id',
                  'resource_status',
-                 'resource_status_reason', 'action', 'when', 'breakpoint',
+                 'resource_status_reason', 'simulated', 'action', 'when',
+                 'breakpoint',
                  'why', 'held_since', 'timeout_remaining', 'requires',
                  'required_by', 'next', 'file')
 
@@ -102,7 +104,8 @@ def scopes(refs, shown, definition=None):
     if shown.get('inputs') is not None:
         found.append((INPUTS, shown['inputs']))
     if shown.get('attributes') is not None:
-        found.append((ATTRIBUTES, shown['attributes']))
+        found.append((SIMULATED_ATTRIBUTES if shown.get('simulated') else
+                      ATTRIBUTES, shown['attributes']))
     change = _change_values(shown.get('change'))
     if change:
         found.append((CHANGE, change))

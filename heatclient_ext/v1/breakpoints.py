@@ -46,7 +46,8 @@ COLUMNS = ('resource', 'action', 'when', 'state', 'why', 'source',
            'held_since', 'timeout_remaining')
 SHOW_KEYS = ('resource', 'stack', 'breakpoint', 'actions', 'when', 'state',
              'why', 'source', 'action', 'held_since', 'timeout_remaining',
-             'resource_status', 'resource_status_reason', 'inputs',
+             'resource_status', 'resource_status_reason', 'simulated',
+             'inputs',
              'attributes', 'error', 'requires', 'required_by', 'next', 'event',
              'change')
 # What the view's rows and resources may say besides held and armed.

@@ -373,7 +373,7 @@ class StockListing:
                                   or []),
             'inputs': None, 'attributes': None, 'error': '',
             'event': '',
-            'change': None,
+            'change': None, 'simulated': '',
         }
         if row:
             event = self._hit_event(res)

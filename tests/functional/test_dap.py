@@ -27,6 +27,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from heatclient_ext.dap import framing
 from tests.functional import conftest
@@ -38,6 +39,7 @@ TESTSUPPORT = os.path.join(HERE, 'node_modules', '@vscode',
 FILES = sorted(os.path.basename(path)
                for path in glob.glob(os.path.join(HERE, '*.test.js')))
 RUN_TIMEOUT = 600
+CORPUS_TEMPLATE = 'hot/servers_in_new_neutron_net.yaml'
 
 
 def adapter_command():
@@ -65,12 +67,27 @@ def test_every_dap_test_file_is_collected():
         'local.test.js', 'stepping.test.js', 'update.test.js'}
 
 
+def _corpus_template(folder):
+    """A public template with servers and the env of its parameters."""
+    from tests.corpus import corpus
+    root = corpus.default_root()
+    if root is None:
+        return {}
+    template = corpus.Template(root, CORPUS_TEMPLATE, None)
+    env = os.path.join(folder, 'corpus-parameters.yaml')
+    with open(env, 'w') as out:
+        yaml.safe_dump({'parameters': corpus.parameters(template)}, out)
+    return {'HEAT_CORPUS_TEMPLATE': template.abspath,
+            'HEAT_CORPUS_ENVIRONMENT': env}
+
+
 @pytest.mark.parametrize('test_file', FILES)
-def test_dap_client(heat_server, test_file):
+def test_dap_client(heat_server, test_file, tmp_path):
     node = _require_node()
     env = dict(os.environ, HEAT_ENDPOINT=heat_server.endpoint,
                HEAT_BREAKPOINT=adapter_command(), OS_AUTH_TYPE='none',
-               OS_ENDPOINT=heat_server.endpoint)
+               OS_ENDPOINT=heat_server.endpoint,
+               **_corpus_template(str(tmp_path)))
     proc = subprocess.run(
         [node, MOCHA, '--timeout', '180000', '--exit', test_file],
         cwd=HERE, env=env, capture_output=True, text=True,
