@@ -140,8 +140,8 @@ def main(argv=None):
             for label in ('all', 'simulated'):
                 base = statistics.median(times[label])
                 ratios[label].append(sim / base)
-                line += '  %s %6.2f s %.2f' % (label, base,
-                                              ratios[label][-1])
+                line += '  %s %6.2f s %.2f' % (
+                    label, base, ratios[label][-1])
             _common.note(line)
         _common.note('')
         for label, words in (('all', 'every type'),
