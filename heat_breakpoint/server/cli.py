@@ -50,7 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='heat-breakpoint-server',
         description='Run a real local Heat (API and engine in one process, '
-                    'SQLite, no Keystone) with stack breakpoints enabled.')
+                    'SQLite, no Keystone) with stack breakpoints enabled, '
+                    'and a simulated cloud for the services it lacks. '
+                    '"heat-breakpoint-server faults --help": the fault '
+                    'rules of a running one.')
     parser.add_argument('--port', type=int, default=DEFAULT_PORT,
                         metavar='<port>',
                         help='TCP port on 127.0.0.1 (default: %(default)s; '
@@ -73,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
                              'lookups of other names fail as in that cloud '
                              '(default: every name is assumed to exist, '
                              'and reported)')
+    parser.add_argument('--faults', metavar='<file>',
+                        help='fault rules (YAML) for the simulated cloud: '
+                             'resources that fail, take time or hang on '
+                             'purpose')
+    parser.add_argument('--realistic-times', action='store_true',
+                        help='simulated resources take as long to build '
+                             'as in a real cloud (a server tens of '
+                             'seconds, a port a second)')
     parser.add_argument('--no-simulate', dest='simulate',
                         action='store_false',
                         help='simulate no cloud: resource types of '
@@ -117,8 +128,11 @@ class LocalHeat:
     """Heat's engine service and API app, started and stopped together."""
 
     def __init__(self, state_dir: str, extra_config_files=(), port=0,
-                 simulate=False, cloud_file=None, leaf_sleep=True):
+                 simulate=False, cloud_file=None, leaf_sleep=True,
+                 faults_file=None, realistic_times=False):
         self.state_dir = state_dir
+        self.faults_file = faults_file
+        self.realistic_times = realistic_times
         self.leaf_sleep = leaf_sleep
         self.extra_config_files = list(extra_config_files)
         self.port = port
@@ -148,8 +162,9 @@ class LocalHeat:
             pacing.install()
         if self.simulate:
             from heat_breakpoint.server import cloud
-            self.cloud = cloud.install(cloud.Cloud(self.state_dir,
-                                                   self.cloud_file))
+            self.cloud = cloud.install(cloud.Cloud(
+                self.state_dir, self.cloud_file, self.faults_file,
+                self.realistic_times))
             self.cloud.agents.base_url = local_config.base_url(self.port)
         else:
             absent.install()
@@ -159,7 +174,9 @@ class LocalHeat:
         mounts = {local_config.CFN_PREFIX:
                   heat_config.load_paste_app('heat-api-cfn')}
         if self.cloud is not None:
+            from heat_breakpoint.server.cloud import fault_api
             from heat_breakpoint.server.cloud import identity
+            mounts[fault_api.PREFIX] = fault_api.FaultAPI(self.cloud.faults)
             mounts[identity.PREFIX] = identity.Identity(
                 local_config.base_url(self.port),
                 os.path.join(self.state_dir, 'token_response.json'))
@@ -301,7 +318,15 @@ def exit_now(code: int) -> None:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ['faults']:
+        from heat_breakpoint.server import faults_cli
+        return faults_cli.main(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.faults and not args.simulate:
+        print('heat-breakpoint-server: error: --faults needs the simulated '
+              'cloud (without --no-simulate)', file=sys.stderr)
+        return 1
     quiet_eventlet()
     try:
         prepare_state_dir(args.state_dir, args.reset)
@@ -313,7 +338,8 @@ def main(argv=None) -> int:
 
     heat = LocalHeat(args.state_dir, args.config_file, port=port,
                      simulate=args.simulate, cloud_file=args.cloud,
-                     leaf_sleep=args.leaf_sleep)
+                     leaf_sleep=args.leaf_sleep, faults_file=args.faults,
+                     realistic_times=args.realistic_times)
     try:
         heat.start()
     except local_config.SetupError as exc:

@@ -34,8 +34,10 @@ import threading
 
 from oslo_log import log as logging
 
+from heat_breakpoint.server.cloud import faults as cloud_faults
 from heat_breakpoint.server.cloud import inventory as cloud_inventory
 from heat_breakpoint.server.cloud import store as cloud_store
+from heat_breakpoint.server.cloud import timing as cloud_timing
 
 LOG = logging.getLogger(__name__)
 
@@ -47,7 +49,11 @@ STORE_FILE = 'cloud.sqlite'
 class Cloud(object):
     """One simulated cloud: its objects, inventory and what it simulates."""
 
-    def __init__(self, state_dir: str, cloud_file=None):
+    def __init__(self, state_dir: str, cloud_file=None, faults_file=None,
+                 realistic_times=False):
+        self.faults = cloud_faults.FaultBook(
+            cloud_faults.load_file(faults_file) if faults_file else ())
+        self.timing = cloud_timing.Timing() if realistic_times else None
         self.store = cloud_store.Store(os.path.join(state_dir, STORE_FILE))
         if cloud_file:
             self.inventory = cloud_inventory.Inventory.from_file(
@@ -63,10 +69,15 @@ class Cloud(object):
         lookups = ('names from %s' % 'the --cloud file'
                    if self.inventory.strict else
                    'any name (each one assumed is reported)')
-        return ('simulated cloud: %d resource types of %d services (%s); '
+        text = ('simulated cloud: %d resource types of %d services (%s); '
                 'lookups accept %s' % (
                     len(self.types), len(self.services),
                     ', '.join(sorted(self.services)), lookups))
+        if self.faults.rules:
+            text += '; %d fault rules' % len(self.faults.rules)
+        if self.timing:
+            text += '; realistic build times'
+        return text
 
 
 def install(cloud: Cloud) -> Cloud:

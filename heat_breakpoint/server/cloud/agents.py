@@ -30,6 +30,8 @@ import time
 
 from oslo_log import log as logging
 
+from heat_breakpoint.server.cloud import faults
+
 LOG = logging.getLogger(__name__)
 
 BOOT_SECONDS = 0.05
@@ -67,8 +69,12 @@ def _exit_code(line: str):
     return match.group(1).strip('"\'') if match else None
 
 
-def boot_signals(script: str, base_url: str) -> list:
-    """(method, url, body, token) of each signal a healthy boot sends."""
+def boot_signals(script: str, base_url: str, failing: bool = False) -> list:
+    """(method, url, body, token) of each signal a healthy boot sends.
+
+    With ``failing``, those the same script sends when what it runs
+    fails: each success becomes a FAILURE.
+    """
     from heat_breakpoint.server.cloud import swift
 
     signals = []
@@ -79,6 +85,8 @@ def boot_signals(script: str, base_url: str) -> list:
                 if str(body.get('status', '')).upper() != 'FAILURE':
                     body.setdefault('reason', 'Signal from a simulated '
                                     'server')
+                    if failing:
+                        body['status'] = 'FAILURE'
                     signals.append(('PUT', url, body, None))
                 continue
             if not url.startswith(base_url):
@@ -90,14 +98,18 @@ def boot_signals(script: str, base_url: str) -> list:
                 code = _exit_code(line)
                 if code not in (None, '0') and not code.startswith('$'):
                     continue
-                body = {'Status': 'SUCCESS', 'UniqueId': str(
-                    len(signals) + 1), 'Data': 'simulated',
-                    'Reason': 'Signal from a simulated server'}
+                body = {'Status': 'FAILURE' if failing else 'SUCCESS',
+                        'UniqueId': str(len(signals) + 1),
+                        'Data': 'simulated',
+                        'Reason': 'Signal from a simulated server'}
             elif url.rstrip('/').endswith('/signal'):
                 body = _json_body(line) or {'status': 'SUCCESS'}
                 if str(body.get('status', '')).upper() == 'FAILURE':
                     continue
                 body.setdefault('reason', 'Signal from a simulated server')
+                if failing:
+                    body.update(status='FAILURE',
+                                reason='The simulated server failed')
             else:
                 continue
             token = _TOKEN.search(line)
@@ -123,12 +135,23 @@ class Agents(object):
         threading.Thread(target=run, daemon=True,
                          name='simulated-agent').start()
 
+    def _server_rule(self, path: str, type_name: str):
+        return self.cloud.faults.decide(path, type_name, 'CREATE', effects=(
+            faults.AGENTS_FAIL, faults.AGENTS_SILENT))
+
     # Boot ------------------------------------------------------------------
-    def boot(self, server_name: str, script: str) -> None:
+    def boot(self, server_name: str, script: str, path: str = '',
+             type_name: str = '') -> None:
         """Run a server's boot script as far as its signals go."""
         if not self.base_url or not script:
             return
-        signals = boot_signals(script, self.base_url)
+        rule = self._server_rule(path, type_name) if path else None
+        if rule is not None and rule.effect == faults.AGENTS_SILENT:
+            LOG.info('simulated server %s: its agents are silent (%s)',
+                     server_name, rule.rule.label)
+            return
+        signals = boot_signals(script, self.base_url,
+                               failing=rule is not None)
         if signals:
             self._later(BOOT_SECONDS, self._send, server_name, signals)
 
@@ -175,20 +198,62 @@ class Agents(object):
 
     def _signal_deployment(self, cnxt, sd) -> None:
         from heat.db import api as db_api
-        from heat.rpc import client as rpc_client
 
         config = sd.config.config if sd.config else {}
         details = deployment_outputs(config, sd)
         rsrc = db_api.resource_get_by_physical_resource_id(cnxt, sd.id)
         if rsrc is None:
             return
+        decision = self._deployment_rule(cnxt, sd, rsrc)
+        seconds = 0.0
+        if decision is not None:
+            label = decision.rule.label
+            if decision.effect in (faults.HANG, faults.AGENTS_SILENT):
+                LOG.info('simulated agent on server %s: deployment %s never '
+                         'answers (%s)', sd.server_id, sd.id, label)
+                return
+            if decision.effect == faults.DELAY:
+                seconds = decision.rule.delay_for(rsrc.name,
+                                                  decision.attempt)
+            else:
+                details = failed_outputs(config, sd, decision.rule)
+        if seconds:
+            self._later(seconds, self._answer, cnxt, sd, rsrc, details)
+        else:
+            self._answer(cnxt, sd, rsrc, details)
+
+    def _deployment_rule(self, cnxt, sd, rsrc):
+        """The deployment's own rule, else its server's agents rule."""
+        from heat.db import api as db_api
+
+        from heat_breakpoint.server.cloud import resources
+        if not self.cloud.faults.rules:
+            return None
+        path = resources.resource_path(cnxt, rsrc.stack_id, rsrc.name)
+        decision = self.cloud.faults.decide(
+            path, _template_type(cnxt, rsrc), sd.action,
+            effects=(faults.FAIL, faults.DELAY, faults.HANG))
+        if decision is not None:
+            return decision
+        server = db_api.resource_get_by_physical_resource_id(cnxt,
+                                                             sd.server_id)
+        if server is None:
+            return None
+        return self._server_rule(
+            resources.resource_path(cnxt, server.stack_id, server.name),
+            _template_type(cnxt, server))
+
+    def _answer(self, cnxt, sd, rsrc, details) -> None:
+        from heat.db import api as db_api
+        from heat.rpc import client as rpc_client
+
         stack = db_api.stack_get(cnxt, rsrc.stack_id, show_deleted=True)
         identity = {'tenant': stack.tenant, 'stack_name': stack.name,
                     'stack_id': stack.id, 'path': ''}
         rpc_client.EngineClient().resource_signal(
             cnxt, identity, rsrc.name, details, sync_call=True)
-        LOG.info('simulated agent on server %s: deployment %s done',
-                 sd.server_id, sd.id)
+        LOG.info('simulated agent on server %s: deployment %s done (status '
+                 '%s)', sd.server_id, sd.id, details['deploy_status_code'])
 
 
 def deployment_outputs(config: dict, sd) -> dict:
@@ -206,6 +271,32 @@ def deployment_outputs(config: dict, sd) -> dict:
         details[output['name']] = 'simulated: output %s of %s' % (
             output['name'], name)
     return details
+
+
+def failed_outputs(config: dict, sd, rule) -> dict:
+    """What the agent reports when the rule makes the config fail."""
+    name = config.get('name') or sd.config_id
+    inputs = dict((i.get('name'), i.get('value'))
+                  for i in config.get('inputs') or [] if i.get('name'))
+    inputs.update(sd.input_values or {})
+    stderr = faults.render_stderr(rule.stderr, inputs) if rule.stderr \
+        else '%s: %s exited with status %d' % (
+            config.get('group') or 'script', name, rule.status)
+    return {'deploy_stdout': '',
+            'deploy_stderr': '%s (simulated fault: %s)' % (stderr,
+                                                           rule.label),
+            'deploy_status_code': rule.status}
+
+
+def _template_type(cnxt, rsrc) -> str:
+    """The resource's type, as its stack's template names it."""
+    from heat.db import api as db_api
+    stack = db_api.stack_get(cnxt, rsrc.stack_id, show_deleted=True)
+    template = db_api.raw_template_get(cnxt, stack.raw_template_id)
+    definitions = template.template.get('resources') or \
+        template.template.get('Resources') or {}
+    found = definitions.get(rsrc.name) or {}
+    return found.get('type') or found.get('Type') or ''
 
 
 def install(cloud) -> None:

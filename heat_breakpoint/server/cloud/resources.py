@@ -22,7 +22,9 @@ a simulated resource say that it is simulated.
 """
 
 import re
+import time
 
+from heat.common import exception
 from heat.engine import resource as heat_resource
 
 from heat_breakpoint.server.cloud import lookups
@@ -46,6 +48,58 @@ _SHORT_ID = re.compile(r'-[a-z2-7]{12}(?=-|$)')
 def stack_path(stack) -> str:
     """The stack's name with the random parts of nested names taken out."""
     return _SHORT_ID.sub('', stack.name or '')
+
+
+def resource_path(cnxt, stack_id: str, name: str) -> str:
+    """``outer/inner/name``: the resource's path from its root stack.
+
+    As breakpoints name it: the names of the resources whose nested
+    stacks lead to it (read from Heat's stack rows).
+    """
+    from heat.db import api as db_api
+    names = [name]
+    while stack_id:
+        row = db_api.stack_get(cnxt, stack_id, show_deleted=True,
+                               eager_load=False)
+        if row is None or not row.owner_id:
+            break
+        names.insert(0, row.parent_resource_name or '')
+        stack_id = row.owner_id
+    return '/'.join(names)
+
+
+class ResourceInError(exception.ResourceInError):
+    """A fault on purpose, in the words the real service's failure has."""
+
+    msg_fmt = '%(message)s'
+
+    def __init__(self, message):
+        super(exception.ResourceInError, self).__init__(message=message)
+
+
+def refused(rule, type_name: str, action: str) -> Exception:
+    """The service's refusal, as its client raises it (a quota...)."""
+    kind, _text = rule.refusal(type_name, action)
+    cls = type(kind, (exception.Error,), {})
+    return cls(rule.failure_message(type_name, action))
+
+
+class _Pending(object):
+    """What an action's handle passes its check: when it may be done."""
+
+    def __init__(self, decision=None, seconds=0.0, result=None):
+        self.decision = decision
+        self.ready_at = time.monotonic() + seconds
+        self.result = result
+
+    def done(self) -> bool:
+        if self.decision is not None:
+            if self.decision.effect == 'fail':
+                raise ResourceInError(self.decision.rule.failure_message(
+                    *self.decision.what))
+            if self.decision.effect == 'hang':
+                return False
+        return time.monotonic() >= self.ready_at
 
 
 class Sim(object):
@@ -121,45 +175,79 @@ class SimulatedResource(object):
     def _model(self):
         return models.model_for(self.type())
 
+    def _pending(self, action: str, result=None) -> _Pending:
+        """Whether a fault rule acts on this action, and its build time."""
+        cloud = self.simulated_cloud
+        if not cloud.faults.rules and not cloud.timing:
+            return _Pending(result=result)
+        path = resource_path(self.context, self.stack.id, self.name)
+        decision = cloud.faults.decide(path, self.type(), action,
+                                       effects=('fail', 'delay', 'hang'))
+        seconds = cloud.timing.seconds(self.type(), action, path) \
+            if cloud.timing else 0.0
+        if decision is not None:
+            decision.what = (self.type(), action)
+            if decision.effect == 'delay':
+                seconds = decision.rule.delay_for(path, decision.attempt)
+            if decision.effect == 'fail' and \
+                    decision.rule.failure == 'refused':
+                raise refused(decision.rule, self.type(), action)
+        return _Pending(decision, seconds, result)
+
+    @staticmethod
+    def _done(pending) -> bool:
+        return pending.done() if isinstance(pending, _Pending) else True
+
     # CREATE / UPDATE / DELETE -------------------------------------------
     def handle_create(self):
         sim = self._sim()
         model = self._model()
+        # A refusal raises here, before anything exists.
+        pending = self._pending(self.CREATE)
         # One object at a time: addresses are handed out from what exists.
         with self.simulated_cloud.lock:
             obj = sim.add(model.kind_for(sim), model.create(sim),
                           model.name_for(sim))
         self.resource_id_set(obj.id)
-        model.after_create(sim, obj)
-        return obj.id
+        if pending.decision is None or pending.decision.effect != 'fail':
+            model.after_create(sim, obj)
+        return pending
 
-    def check_create_complete(self, *args):
-        return True
+    def check_create_complete(self, pending=None, *args):
+        return self._done(pending)
 
     def handle_update(self, json_snippet, tmpl_diff, prop_diff):
         sim = self._sim()
         obj = sim.obj()
+        pending = self._pending(self.UPDATE)
+        if pending.decision is not None and pending.decision.effect == \
+                'fail':
+            return pending
         if obj is not None and prop_diff:
             with self.simulated_cloud.lock:
                 changes = self._model().update(sim, obj, dict(prop_diff))
                 if changes:
                     self.simulated_cloud.store.update(obj.id, **changes)
-        return None
+        return pending
 
-    def check_update_complete(self, *args):
-        return True
+    def check_update_complete(self, pending=None, *args):
+        return self._done(pending)
 
     def handle_delete(self):
         sim = self._sim()
         obj = sim.obj()
+        pending = self._pending(self.DELETE)
+        if pending.decision is not None and pending.decision.effect == \
+                'fail':
+            return pending
         if obj is not None:
             with self.simulated_cloud.lock:
                 self._model().delete(sim, obj)
                 self.simulated_cloud.store.delete(obj.id)
-        return self.resource_id
+        return pending
 
-    def check_delete_complete(self, *args):
-        return True
+    def check_delete_complete(self, pending=None, *args):
+        return self._done(pending)
 
     def handle_create_cancel(self, *args):
         return None
@@ -216,12 +304,18 @@ class SimulatedResource(object):
         return super().state_set(action, status, reason, *args, **kwargs)
 
 
+def _action_handler(action):
+    def handle(self, *args, **kwargs):
+        return self._pending(action)
+    return handle
+
+
+def _action_check(self, pending=None, *args, **kwargs):
+    return SimulatedResource._done(pending)
+
+
 def _done(self, *args, **kwargs):
     return None
-
-
-def _complete(self, *args, **kwargs):
-    return True
 
 
 def _same_definition(self, defn, data):
@@ -233,8 +327,8 @@ def simulated_class(real_cls, cloud):
     attrs = {'simulated_cloud': cloud}
     for action in ACTIONS:
         if hasattr(real_cls, 'handle_%s' % action):
-            attrs['handle_%s' % action] = _done
-            attrs['check_%s_complete' % action] = _complete
+            attrs['handle_%s' % action] = _action_handler(action.upper())
+            attrs['check_%s_complete' % action] = _action_check
     if hasattr(real_cls, 'handle_restore'):
         attrs['handle_restore'] = _same_definition
     for name in ('handle_delete_snapshot', 'handle_snapshot_delete',
@@ -242,7 +336,7 @@ def simulated_class(real_cls, cloud):
         if hasattr(real_cls, name):
             attrs[name] = _done
     if hasattr(real_cls, 'check_delete_snapshot_complete'):
-        attrs['check_delete_snapshot_complete'] = _complete
+        attrs['check_delete_snapshot_complete'] = _action_check
     return type(real_cls.__name__, (SimulatedResource, real_cls), attrs)
 
 
