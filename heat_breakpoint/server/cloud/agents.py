@@ -135,17 +135,21 @@ class Agents(object):
         threading.Thread(target=run, daemon=True,
                          name='simulated-agent').start()
 
-    def _server_rule(self, path: str, type_name: str):
+    def _server_rule(self, where: tuple, type_name: str):
+        root, path = where
         return self.cloud.faults.decide(path, type_name, 'CREATE', effects=(
-            faults.AGENTS_FAIL, faults.AGENTS_SILENT))
+            faults.AGENTS_FAIL, faults.AGENTS_SILENT), scope=root)
 
     # Boot ------------------------------------------------------------------
-    def boot(self, server_name: str, script: str, path: str = '',
+    def boot(self, server_name: str, script: str, where: tuple = None,
              type_name: str = '') -> None:
-        """Run a server's boot script as far as its signals go."""
+        """Run a server's boot script as far as its signals go.
+
+        ``where`` is the server's (root stack ID, path), for fault rules.
+        """
         if not self.base_url or not script:
             return
-        rule = self._server_rule(path, type_name) if path else None
+        rule = self._server_rule(where, type_name) if where else None
         if rule is not None and rule.effect == faults.AGENTS_SILENT:
             LOG.info('simulated server %s: its agents are silent (%s)',
                      server_name, rule.rule.label)
@@ -229,10 +233,11 @@ class Agents(object):
         from heat_breakpoint.server.cloud import resources
         if not self.cloud.faults.rules:
             return None
-        path = resources.resource_path(cnxt, rsrc.stack_id, rsrc.name)
+        root, path = resources.resource_path(cnxt, rsrc.stack_id,
+                                             rsrc.name)
         decision = self.cloud.faults.decide(
             path, _template_type(cnxt, rsrc), sd.action,
-            effects=(faults.FAIL, faults.DELAY, faults.HANG))
+            effects=(faults.FAIL, faults.DELAY, faults.HANG), scope=root)
         if decision is not None:
             return decision
         server = db_api.resource_get_by_physical_resource_id(cnxt,

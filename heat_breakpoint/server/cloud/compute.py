@@ -125,10 +125,10 @@ class _ServerBase(models.Model):
     def after_create(self, sim, obj):
         from heat_breakpoint.server.cloud import resources
         script = boot_script(sim, sim.props.get(self.user_data_property))
-        path = resources.resource_path(sim.rsrc.context,
-                                       sim.rsrc.stack.id, sim.name) \
-            if sim.cloud.faults.rules else ''
-        sim.cloud.agents.boot(obj.name or obj.id, script, path,
+        where = resources.resource_path(sim.rsrc.context,
+                                        sim.rsrc.stack.id, sim.name) \
+            if sim.cloud.faults.rules else None
+        sim.cloud.agents.boot(obj.name or obj.id, script, where,
                               sim.type_name)
 
     def _network_requests(self, sim) -> list:

@@ -36,7 +36,8 @@ effect:
 How often: ``times: N`` (the first N attempts of each matching
 resource), ``every: N`` (every Nth attempt of each), ``probability: P``
 with ``seed: S`` (drawn from the seed and the resource's path, so a run
-with the same seed fails the same resources), or always. Rules are
+with the same seed fails the same resources), or always; attempts are
+counted for each resource of each stack. Rules are
 looked at in order and **the first that matches an action decides**; a
 rule whose count says "not this time" lets the action succeed (it does
 not fall through to later rules).
@@ -373,8 +374,12 @@ class FaultBook(object):
             number, ', '.join(str(r.number) for r in self.rules) or 'none'))
 
     def decide(self, path: str, type_name: str, action: str,
-               effects=None) -> typing.Optional[Decision]:
-        """The first rule matching this attempt, if it acts this time."""
+               effects=None, scope=None) -> typing.Optional[Decision]:
+        """The first rule matching this attempt, if it acts this time.
+
+        Attempts are counted per resource of one stack tree (``scope``,
+        its root stack): a new stack starts again from its first.
+        """
         if not self.rules:
             return None
         with self._lock:
@@ -383,7 +388,7 @@ class FaultBook(object):
                     continue
                 if not rule.matches(path, type_name, action):
                     continue
-                key = (rule.number, path, action)
+                key = (rule.number, scope, path, action)
                 attempt = self._attempts.get(key, 0) + 1
                 self._attempts[key] = attempt
                 if rule.fires(path, attempt):

@@ -50,11 +50,11 @@ def stack_path(stack) -> str:
     return _SHORT_ID.sub('', stack.name or '')
 
 
-def resource_path(cnxt, stack_id: str, name: str) -> str:
-    """``outer/inner/name``: the resource's path from its root stack.
+def resource_path(cnxt, stack_id: str, name: str) -> tuple:
+    """``(root stack ID, 'outer/inner/name')``: where the resource is.
 
-    As breakpoints name it: the names of the resources whose nested
-    stacks lead to it (read from Heat's stack rows).
+    The path as breakpoints name it: the names of the resources whose
+    nested stacks lead to it (read from Heat's stack rows).
     """
     from heat.db import api as db_api
     names = [name]
@@ -65,7 +65,7 @@ def resource_path(cnxt, stack_id: str, name: str) -> str:
             break
         names.insert(0, row.parent_resource_name or '')
         stack_id = row.owner_id
-    return '/'.join(names)
+    return stack_id, '/'.join(names)
 
 
 class ResourceInError(exception.ResourceInError):
@@ -180,9 +180,10 @@ class SimulatedResource(object):
         cloud = self.simulated_cloud
         if not cloud.faults.rules and not cloud.timing:
             return _Pending(result=result)
-        path = resource_path(self.context, self.stack.id, self.name)
+        root, path = resource_path(self.context, self.stack.id, self.name)
         decision = cloud.faults.decide(path, self.type(), action,
-                                       effects=('fail', 'delay', 'hang'))
+                                       effects=('fail', 'delay', 'hang'),
+                                       scope=root)
         seconds = cloud.timing.seconds(self.type(), action, path) \
             if cloud.timing else 0.0
         if decision is not None:
