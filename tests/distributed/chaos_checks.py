@@ -67,6 +67,12 @@ PURGE_INTERVAL = 10
 #: a live engine, taken off the queue by the engine killed before it took
 #: the resource's lock.
 CUT_OFF_WITHIN = 3.0
+#: At most this long between an engine taking a check's message off the
+#: queue and its kill, for the check to count as lost with it (s): an
+#: engine just started took up to 6.2 s in the runs to act on what it
+#: took. (Longer, and an engine that dropped the check, alive, would be
+#: excused more often.)
+TAKEN_WITHIN = 10.0
 #: The plugin's side fails the comparison when, given the stuck stacks of
 #: both sides, a count as high as its own would come by chance less often
 #: than this (one-sided Fisher exact test on stuck / stacks made).
@@ -339,9 +345,10 @@ def _lost_with_an_engine(result, stack, logs, when, engine, line):
     Yes when the engine of the stack's last progress (``line``) was killed
     at most :data:`CUT_OFF_WITHIN` s after it (before it sent the next
     check, or its completion, on), or when each check it sent after it
-    was last taken off the queue by an engine killed afterwards (a
-    message taken is acknowledged when its work starts: one taken and
-    not acknowledged goes to another engine, and would show there).
+    was last taken off the queue by an engine killed at most
+    :data:`TAKEN_WITHIN` s afterwards (a message taken is acknowledged
+    when its work starts: one taken and not acknowledged goes to another
+    engine, and would show there).
     """
     last = '%s: %s' % (engine, _short(line, 80))
     kill = kill_after(result, when)
@@ -357,13 +364,14 @@ def _lost_with_an_engine(result, stack, logs, when, engine, line):
     for unique_id in sent:
         takers = sorted(logs.taken.get(unique_id, ()))
         taker = takers[-1] if takers else None
-        if taker is None or taker[1] not in killed or \
-                killed[taker[1]].wall < taker[0]:
+        if taker is None or taker[1] not in killed or not \
+                0 <= killed[taker[1]].wall - taker[0] <= TAKEN_WITHIN:
             return 'not stock', (
                 'nothing locked, nothing of ours in flight; its next check '
                 '(message %s, sent by %s after its last progress: %s) was %s'
-                % (unique_id, engine, last, 'taken by %s, not killed since'
-                   % taker[1] if taker else 'taken by no engine'))
+                % (unique_id, engine, last, 'taken by no engine'
+                   if taker is None else 'taken by %s, not killed within '
+                   '%.0f s after' % (taker[1], TAKEN_WITHIN)))
         lost.append('message %s taken by %s, killed %.1f s later' % (
             unique_id, taker[1], killed[taker[1]].wall - taker[0]))
     if not lost:
