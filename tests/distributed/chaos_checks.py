@@ -25,11 +25,13 @@ the run:
 * a check that held its resource's lock when its engine was killed: on
   the recovery Heat marks that resource ``Worker went down during
   resource CREATE`` (checked after it);
-* a check or its message lost with an engine, a stack's completion or a
-  resource's completion event written by an engine killed right after:
-  nothing locked, nothing of ours in flight, and the stack's last
-  progress (the last line any engine logged about it) came at most
-  :data:`CUT_OFF_WITHIN` seconds before an engine was killed;
+* the next check lost with an engine (:func:`_lost_with_an_engine`):
+  nothing locked, nothing of ours in flight, and after the stack's last
+  progress (the last line any engine logged about it) the engine that
+  logged it sent no check and was killed, or each check it sent was
+  taken off the queue by an engine then killed (oslo.messaging's own
+  DEBUG lines: the message sent, the message taken), each kill at most
+  :data:`KILLED_WITHIN` s later;
 * Heat failing the stack in its own words (``Worker went down``).
 
 In each case nothing of ours may be in flight: no hold parked that the
@@ -62,17 +64,13 @@ STOCK_DOWN = ('Engine went down', 'Worker went down')
 WORKER_DOWN = 'Worker went down during resource CREATE'
 #: ``[breakpoint] purge_interval`` of the plugin's deployment (s).
 PURGE_INTERVAL = 10
-#: At most this long between a stack's last progress and the kill that
-#: stopped it (s). The runs measured up to 2.4 s: a check message sent by
-#: a live engine, taken off the queue by the engine killed before it took
-#: the resource's lock.
-CUT_OFF_WITHIN = 3.0
-#: At most this long between an engine taking a check's message off the
-#: queue and its kill, for the check to count as lost with it (s): an
-#: engine just started took up to 6.2 s in the runs to act on what it
-#: took. (Longer, and an engine that dropped the check, alive, would be
-#: excused more often.)
-TAKEN_WITHIN = 10.0
+#: At most this long between the last thing an engine did for a stack
+#: (its last progress, or taking the message of its next check off the
+#: queue) and that engine's kill, for the stack's next check to count as
+#: lost with it (s). The runs measured up to 6.2 s (an engine just
+#: started, on a loaded machine, acting on what it took); an engine that
+#: dropped a check and was killed within that time would be excused.
+KILLED_WITHIN = 10.0
 #: The plugin's side fails the comparison when, given the stuck stacks of
 #: both sides, a count as high as its own would come by chance less often
 #: than this (one-sided Fisher exact test on stuck / stacks made).
@@ -260,17 +258,22 @@ class Logs(object):
         return found
 
 
-def kill_after(result, when):
-    """The first kill at most :data:`CUT_OFF_WITHIN` s after ``when``."""
+def kill_after(result, when, engine=None):
+    """The first kill at most :data:`KILLED_WITHIN` s after ``when``.
+
+    Of ``engine`` only, if given.
+    """
     for kill in sorted(result.kills, key=lambda k: k.wall):
-        if 0 <= kill.wall - when <= CUT_OFF_WITHIN:
+        if (engine is None or kill.engine == engine) and \
+                0 <= kill.wall - when <= KILLED_WITHIN:
             return kill
     return None
 
 
 def _nearest_kill(result, when):
-    gaps = [kill.wall - when for kill in result.kills]
-    return min(gaps, key=abs) if gaps else None
+    """``(engine, seconds after when)`` of the kill nearest ``when``."""
+    kills = [(kill.engine, kill.wall - when) for kill in result.kills]
+    return min(kills, key=lambda k: abs(k[1])) if kills else None
 
 
 def _short(line, width=110):
@@ -342,46 +345,47 @@ def _evidence(result, stack, logs):
 def _lost_with_an_engine(result, stack, logs, when, engine, line):
     """Nothing locked, nothing of ours: was the next check lost?
 
-    Yes when the engine of the stack's last progress (``line``) was killed
-    at most :data:`CUT_OFF_WITHIN` s after it (before it sent the next
-    check, or its completion, on), or when each check it sent after it
-    was last taken off the queue by an engine killed at most
-    :data:`TAKEN_WITHIN` s afterwards (a message taken is acknowledged
-    when its work starts: one taken and not acknowledged goes to another
-    engine, and would show there).
+    ``line`` is the stack's last progress, logged by ``engine``. Lost
+    when that engine sent no check after it and was killed at most
+    :data:`KILLED_WITHIN` s later (it died before it sent the next check,
+    or stored the stack's completion), or when each check it sent after
+    it was last taken off the queue by an engine killed at most
+    :data:`KILLED_WITHIN` s after taking it (a message taken is
+    acknowledged when its work starts: one taken and not acknowledged
+    goes to another engine, and would show there).
     """
     last = '%s: %s' % (engine, _short(line, 80))
-    kill = kill_after(result, when)
-    if kill is not None and kill.engine == engine:
+    sent = logs.checks_sent(engine, when, line)
+    if not sent:
+        kill = kill_after(result, when, engine)
+        if kill is None:
+            nearest = _nearest_kill(result, when)
+            return 'not stock', (
+                'nothing locked, nothing of ours in flight, no check sent '
+                'after its last progress (%s), and %s not killed within '
+                '%.0f s after it (nearest kill: %s)' % (
+                    last, engine, KILLED_WITHIN, 'none' if nearest is None
+                    else '%s %+.1f s' % nearest))
         what = 'its completion' if (
             'COMPLETE (%s)' % stack.name in line or
             'stack.create.end' in line) else 'its next check'
         return 'stock', '%s lost with %s, killed %.1f s after its last ' \
-            'progress (%s)' % (what, engine, kill.wall - when, last)
-    sent = logs.checks_sent(engine, when, line)
-    killed = {k.engine: k for k in result.kills}
+            'progress, before it sent a check (%s)' % (
+                what, engine, kill.wall - when, last)
     lost = []
     for unique_id in sent:
         takers = sorted(logs.taken.get(unique_id, ()))
-        taker = takers[-1] if takers else None
-        if taker is None or taker[1] not in killed or not \
-                0 <= killed[taker[1]].wall - taker[0] <= TAKEN_WITHIN:
+        kill = kill_after(result, takers[-1][0], takers[-1][1]) \
+            if takers else None
+        if kill is None:
             return 'not stock', (
                 'nothing locked, nothing of ours in flight; its next check '
                 '(message %s, sent by %s after its last progress: %s) was %s'
                 % (unique_id, engine, last, 'taken by no engine'
-                   if taker is None else 'taken by %s, not killed within '
-                   '%.0f s after' % (taker[1], TAKEN_WITHIN)))
+                   if not takers else 'taken by %s, not killed within %.0f '
+                   's after' % (takers[-1][1], KILLED_WITHIN)))
         lost.append('message %s taken by %s, killed %.1f s later' % (
-            unique_id, taker[1], killed[taker[1]].wall - taker[0]))
-    if not lost:
-        nearest = _nearest_kill(result, when)
-        return 'not stock', (
-            'nothing locked, nothing of ours in flight, no check sent after '
-            'its last progress (%s), and %s was not killed within %.0f s '
-            'after it (nearest kill: %s)' % (
-                last, engine, CUT_OFF_WITHIN, 'none' if nearest is None
-                else '%+.1f s' % nearest))
+            unique_id, kill.engine, kill.wall - takers[-1][0]))
     return 'stock', 'its next check lost: %s (after its last progress, ' \
         '%s)' % ('; '.join(lost), last)
 
@@ -557,7 +561,7 @@ def creations(result, stack, events, hc, logs):
     then writes the event; an engine killed in between loses the event
     (stock). It counts once when its create ran once (one ``creating``
     line in all logs) and its engine was killed at most
-    :data:`CUT_OFF_WITHIN` s after the create's last line.
+    :data:`KILLED_WITHIN` s after the create's last line.
     """
     counts = created_counts(stack, events)
     notes = []
@@ -576,8 +580,8 @@ def creations(result, stack, events, hc, logs):
                for when, engine, line in lines) != 1:
             continue
         when, engine, line = lines[-1]
-        kill = kill_after(result, when)
-        if kill is not None and kill.engine == engine:
+        kill = kill_after(result, when, engine)
+        if kill is not None:
             counts[name] = 1
             notes.append('%s/%s: stored complete, its event lost with %s '
                          '(killed %.1f s after its create)' % (
