@@ -129,6 +129,7 @@ class Result:
     rows_at_end: dict = None   # of ours, as the run left them
     rows_after_sweep: dict = None
     made_good: list = dataclasses.field(default_factory=list)
+    checks_sent: int = 0       # check messages sent, from the engine logs
 
     @property
     def dead_engine_ids(self):

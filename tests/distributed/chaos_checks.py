@@ -239,6 +239,11 @@ class Logs(object):
                         found.append((when, engine, line))
         return sorted(found)
 
+    def count_checks_sent(self):
+        """Check messages the engines sent (resource checks, all told)."""
+        return sum(1 for lines in self.lines.values() for line in lines
+                   if 'CAST unique_id' in line and _CHECK_SENT.search(line))
+
     def checks_sent(self, engine, after, line):
         """Unique ids of the checks ``engine`` sent after ``line``.
 
@@ -597,6 +602,7 @@ def problems(result):
     parked_at_kills = {p for k in result.kills for p in k.parked}
     result.holds = collections.Counter()
     result.made_good = []
+    result.checks_sent = logs.count_checks_sent()
     for stack in result.stacks:
         if stack.recovered == NOT_CREATED:
             if stack.kind != 'cut off':
@@ -699,7 +705,15 @@ def compare(with_plugin, disabled):
     problems = [] if p >= WORSE_BELOW else [
         "the plugin's side is stuck more often than the disabled one: "
         + line]
-    return problems, [line]
+    # Not asserted: the same counts per kill and per check message sent
+    # (a held resource's check is sent twice: before the hold, and again
+    # by its release).
+    per = ['%s %.1f per kill, %.1f per 100 checks sent (%d)' % (
+        label, float(len(r.recovered())) / len(r.kills) if r.kills else 0,
+        100.0 * len(r.recovered()) / r.checks_sent if r.checks_sent else 0,
+        r.checks_sent) for label, r in (('plugin', with_plugin),
+                                        ('disabled', disabled))]
+    return problems, [line, '  stuck ' + '; '.join(per)]
 
 
 # -- figures -----------------------------------------------------------------
