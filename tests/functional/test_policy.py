@@ -135,6 +135,7 @@ def rbac_server():
             os.environ['PYTHONPATH'] = saved
     yield server
     server.remove()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def client(server, token, prefix=''):
