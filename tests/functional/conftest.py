@@ -43,14 +43,10 @@ def free_port() -> int:
 class LocalHeatProcess:
     """One ``heat-breakpoint-server`` process and how to reach it."""
 
-    def __init__(self, state_dir, port=None, config_files=(),
-                 module='heat_breakpoint.server', env=None):
+    def __init__(self, state_dir, port=None, config_files=()):
         self.state_dir = state_dir
         self.port = port or free_port()
         self.config_files = list(config_files)
-        # What runs the server (``python -m``), with what environment.
-        self.module = module
-        self.process_env = env
         self.proc = None
         self.output = state_dir.rstrip('/') + '.out'
 
@@ -72,7 +68,7 @@ class LocalHeatProcess:
 
     def start(self, reset=False):
         os.makedirs(self.state_dir, exist_ok=True)
-        cmd = [sys.executable, '-m', self.module,
+        cmd = [sys.executable, '-m', 'heat_breakpoint.server',
                '--port', str(self.port), '--state-dir', self.state_dir]
         if reset:
             cmd.append('--reset')
@@ -80,8 +76,7 @@ class LocalHeatProcess:
             cmd += ['--config-file', conf]
         out = open(self.output, 'ab')
         self.proc = subprocess.Popen(cmd, stdout=out,
-                                     stderr=subprocess.STDOUT,
-                                     env=self.process_env)
+                                     stderr=subprocess.STDOUT)
         out.close()
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:

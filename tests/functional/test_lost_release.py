@@ -16,12 +16,13 @@ moment: the hold was claimed (the resource put back as it was, its hook
 flag cleared, the release's event written), the check never sent, and
 the stack waited for good, as stock Heat waits for a check lost with its
 engine. Here the real release is cut off right after its real claim
-(:mod:`tests.functional.cut_release`), on the real local Heat: the server
-is killed -9 there and started again, or the release fails there and the
-server goes on. The plugin's scan (``heat_breakpoint.engine.
-lost_releases``) sends the check again, once, and the release is counted
-once: one release event, one check re-dispatched (Heat's own ``Re-trigger
-resource`` line), each resource created once.
+(``heat_plugins/cut_release.py``, loaded as a Heat plugin module), on the
+real local Heat: the server is killed -9 there and started again, or the
+release fails there and the server goes on. The plugin's scan
+(``heat_breakpoint.engine.lost_releases``) sends the check again, once,
+and the release is counted once: one release event, one check
+re-dispatched (Heat's own ``Re-trigger resource`` line), each resource
+created once.
 """
 
 import json
@@ -38,13 +39,13 @@ from heat_breakpoint import reasons
 from heat_breakpoint import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
-from tests.functional import cut_release
 from tests.functional import utils
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+#: Heat's plugin directory of the servers that cut releases off.
+PLUGINS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'heat_plugins')
 #: The age from which the cut server takes its own marker for lost (the
-#: product's minute, shortened: see :mod:`tests.functional.cut_release`).
+#: product's minute, shortened: see ``heat_plugins/cut_release.py``).
 STUCK_SECONDS = 15
 RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
@@ -64,17 +65,15 @@ def _db(server):
                            timeout=30)
 
 
-def _cut_server(tmp_path, cut, stuck=None):
+def _cut_server(tmp_path, monkeypatch, cut, stuck=None):
     """A local server whose releases of ``cut`` stop after the claim."""
-    env = dict(os.environ)
-    env['PYTHONPATH'] = os.pathsep.join(
-        [ROOT] + ([env['PYTHONPATH']] if env.get('PYTHONPATH') else []))
-    env[cut_release.CUT] = cut
+    conf = tmp_path / 'cut-release.conf'
+    conf.write_text('[DEFAULT]\nplugin_dirs = %s\n' % PLUGINS)
+    monkeypatch.setenv('CUT_RELEASE', cut)
     if stuck is not None:
-        env[cut_release.STUCK] = str(stuck)
+        monkeypatch.setenv('CUT_RELEASE_STUCK_SECONDS', str(stuck))
     return conftest.LocalHeatProcess(
-        str(tmp_path / 'state'), module='tests.functional.cut_release',
-        env=env).start(reset=True)
+        str(tmp_path / 'state'), config_files=[str(conf)]).start(reset=True)
 
 
 def _held(server, stack, names):
@@ -174,9 +173,9 @@ def _created_once(heat, stack, names):
 
 
 def test_the_check_of_a_release_killed_after_its_claim_is_sent_again(
-        tmp_path):
+        tmp_path, monkeypatch):
     names = ['lost_a', 'lost_b', 'lost_c']
-    server = _cut_server(tmp_path, 'die:lost_b')
+    server = _cut_server(tmp_path, monkeypatch, 'die:lost_b')
     try:
         heat, manager = _held(server, 'lost-release', names)
         engine_id, = _engine_ids(server)
@@ -187,9 +186,10 @@ def test_the_check_of_a_release_killed_after_its_claim_is_sent_again(
         _as_a_claim_left_it(left, 'lost_b', engine_id)
     finally:
         server.stop()
-    # Started again on its state: another heat-engine, which finds the
-    # marker of one that does not answer.
-    server.module, server.process_env = 'heat_breakpoint.server', None
+    # Started again on its state, as shipped: another heat-engine, which
+    # finds the marker of one that does not answer.
+    server.config_files = []
+    monkeypatch.delenv('CUT_RELEASE')
     server.start()
     try:
         said = _counted_once(server, 'lost-release', names, 'lost_b',
@@ -199,11 +199,13 @@ def test_the_check_of_a_release_killed_after_its_claim_is_sent_again(
         server.remove()
 
 
-def test_a_release_cut_off_in_a_live_engine_is_sent_again_once(tmp_path):
+def test_a_release_cut_off_in_a_live_engine_is_sent_again_once(
+        tmp_path, monkeypatch):
     # A release that failed half-way (a database error) in an engine that
     # still runs: the marker outlives any release, whoever wrote it.
     names = ['stuck_a', 'stuck_b', 'stuck_c']
-    server = _cut_server(tmp_path, 'fail:stuck_b', stuck=STUCK_SECONDS)
+    server = _cut_server(tmp_path, monkeypatch, 'fail:stuck_b',
+                         stuck=STUCK_SECONDS)
     try:
         heat, manager = _held(server, 'stuck-release', names)
         engine_id, = _engine_ids(server)
