@@ -34,8 +34,11 @@ operations are held and driven. :func:`run` answers on a
 when an engine dies in the middle of a resource check (the convergence
 engine waits forever for a check whose message died with its engine):
 ``openstack stack update --existing``, holds of that update continued,
-until ``UPDATE_COMPLETE``; :func:`~chaos_checks.problems` lists what the
-plugin must never do; :func:`~chaos_checks.figures` prints the counts.
+until ``UPDATE_COMPLETE``, each with the evidence that it was Heat's
+doing; :func:`~chaos_checks.problems` lists what the plugin must never
+do; :func:`~chaos_checks.compare` holds the plugin's stuck rate against
+the disabled deployment's; :func:`~chaos_checks.figures` prints the
+counts.
 The distributed tier runs it short (``test_6_chaos.py``),
 ``benchmarks/distributed_chaos.py`` the full five minutes.
 """
@@ -48,15 +51,26 @@ import random
 import threading
 import time
 
+from heatclient import exc as heat_exc
+from oslo_log import log as oslo_logging
+
 from heatclient_ext import exceptions as client_exc
 from heatclient_ext.v1 import breakpoints as bp_api
 from tests.distributed import chaos_checks as checks
 from tests.distributed import common
 
 CHAIN = 4
+NOT_CREATED = checks.NOT_CREATED
 #: heat.conf of both deployments. A call heat-api makes to an engine that
 #: dies unanswered waits this long (oslo.messaging's default: 60 s).
-OPTIONS = {'DEFAULT': {'rpc_response_timeout': '20'}}
+#: oslo.messaging's AMQP driver logs at DEBUG which message each engine
+#: sends and takes: the evidence that a check died with an engine
+#: (:func:`chaos_checks._lost_with_an_engine`).
+OPTIONS = {'DEFAULT': {
+    'rpc_response_timeout': '20',
+    'default_log_levels': ','.join(
+        oslo_logging.get_default_log_levels() +
+        ['oslo_messaging._drivers.amqpdriver=DEBUG'])}}
 
 
 @dataclasses.dataclass
@@ -69,17 +83,22 @@ class Stack:
     reason: str = None
     stalled: bool = False      # no progress, nothing held: left behind
     create_error: str = None   # the create request itself failed
+    create_started: float = None  # wall clock (time.time()) of the
+    create_ended: float = None    # create request
     recovered: str = None      # status after update --existing
     how: str = ''              # why it needed recovery (the evidence)
-    kind: str = None           # stock, release in flight, not stock
+    kind: str = None           # stock, ours in flight, not stock, ...
+    # Resources stock Heat must mark "Worker went down" on the recovery:
+    # their check held their lock when its engine was killed.
+    locked_by_dead: list = dataclasses.field(default_factory=list)
     refused: str = None        # a release refused after the run
     stock_words: list = None   # Heat's "went down" reasons in its events
-    in_flight: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
 class Kill:
-    at: float
+    at: float                  # seconds after the run's start
+    wall: float                # time.time() of the kill
     engine: str
     engine_id: str
     code: int
@@ -109,6 +128,8 @@ class Result:
         default_factory=collections.Counter)
     rows_at_end: dict = None   # of ours, as the run left them
     rows_after_sweep: dict = None
+    made_good: list = dataclasses.field(default_factory=list)
+    checks_sent: int = 0       # check messages sent, from the engine logs
 
     @property
     def dead_engine_ids(self):
@@ -122,10 +143,19 @@ class Result:
     def recovered(self):
         """Stacks brought back with ``stack update --existing``."""
         return [s for s in self.stacks if s.recovered and
-                s.recovered != 'NOT CREATED']
+                s.recovered != NOT_CREATED]
 
     def not_created(self):
-        return [s for s in self.stacks if s.recovered == 'NOT CREATED']
+        return [s for s in self.stacks if s.recovered == NOT_CREATED]
+
+
+def not_found(exc):
+    """Heat answered 404 (Heat's own client, or ours, which says it)."""
+    while exc is not None:
+        if isinstance(exc, heat_exc.HTTPNotFound):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 # -- the clients -------------------------------------------------------------
@@ -163,12 +193,14 @@ class _Run:
                else {})
         with self.lock:
             self.result.stacks.append(stack)
+        stack.create_started = time.time()
         try:
             hc.stacks.create(stack_name=stack.name,
                              template=common.chain(names), environment=env)
         except Exception as exc:  # noqa: an engine may die answering
             self.note_error('create', exc)
             stack.create_error = client_exc.one_line(exc)[:200]
+        stack.create_ended = time.time()
         return stack
 
     def client(self, slot):
@@ -208,7 +240,7 @@ class _Run:
                 status, reason, held = self._status(hc, manager, stack)
             except Exception as exc:  # noqa: heat-api waits on a dead engine
                 self.note_error('look', exc)
-                if stack.create_error and 'not found' in str(exc).lower():
+                if stack.create_error and not_found(exc):
                     return  # the create never made it: nothing to drive
                 time.sleep(1)
                 continue
@@ -282,8 +314,8 @@ class _Run:
                 parked, in_check = [], []
             code = cluster.kill_engine(victim)
             self.registered.pop(victim, None)
-            kill = Kill(time.monotonic() - self.start, victim, engine_id,
-                        code, parked, in_check)
+            kill = Kill(time.monotonic() - self.start, time.time(), victim,
+                        engine_id, code, parked, in_check)
             self.result.kills.append(kill)
             try:
                 kill.replacement = cluster.start_engine(wait=False)
@@ -387,5 +419,7 @@ def side_by_side_run(on, off, duration, kill_every, stacks):
             for result in results])):
         found += more
         lines += checks.figures(result)
-    lines += ['', checks.side_by_side(*results)]
+    worse, compared = checks.compare(*results)
+    found += worse
+    lines += ['', checks.side_by_side(*results)] + compared
     return results[0], results[1], found, lines

@@ -15,13 +15,38 @@
 by: the database and the engine logs (also looked at during the run, to
 note what each kill interrupted), :func:`recover` for what stock Heat
 leaves behind when an engine dies in the middle of a resource check,
-:func:`problems` (what the plugin must never do) and :func:`figures`.
+:func:`problems` (what the plugin must never do), :func:`compare` (the
+plugin's side no worse than the disabled one) and :func:`figures`.
+
+A stack the clients could not finish is Heat's own doing ("stock") only
+with positive evidence of it (:func:`_evidence`); anything else fails
+the run:
+
+* a check that held its resource's lock when its engine was killed: on
+  the recovery Heat marks that resource ``Worker went down during
+  resource CREATE`` (checked after it);
+* the next check lost with an engine (:func:`_lost_with_an_engine`):
+  nothing locked, nothing of ours in flight, and after the stack's last
+  progress (the last line any engine logged about it) the engine that
+  logged it sent no check and was killed, or each check it sent was
+  taken off the queue by an engine then killed (oslo.messaging's own
+  DEBUG lines: the message sent, the message taken), each kill at most
+  :data:`KILLED_WITHIN` s later;
+* Heat failing the stack in its own words (``Worker went down``).
+
+In each case nothing of ours may be in flight: no hold parked that the
+clients could not continue, no release whose check is still to be sent
+(``breakpoint_sending``).
 """
 
 import collections
+import datetime
+import math
 import re
 import threading
 import time
+
+from heatclient import exc as heat_exc
 
 from heat_breakpoint import reasons
 from heatclient_ext import exceptions as client_exc
@@ -36,8 +61,23 @@ DATA_KEYS = ('breakpoint_hold', 'breakpoint_released', 'breakpoint_resume',
 RELEASED_RE = re.compile(r'^Breakpoint .+ released \(')
 #: What stock Heat writes when it finds the work of a dead engine.
 STOCK_DOWN = ('Engine went down', 'Worker went down')
+WORKER_DOWN = 'Worker went down during resource CREATE'
 #: ``[breakpoint] purge_interval`` of the plugin's deployment (s).
 PURGE_INTERVAL = 10
+#: At most this long between the last thing an engine did for a stack
+#: (its last progress, or taking the message of its next check off the
+#: queue) and that engine's kill, for the stack's next check to count as
+#: lost with it (s). The runs measured up to 6.2 s (an engine just
+#: started, on a loaded machine, acting on what it took); an engine that
+#: dropped a check and was killed within that time would be excused.
+KILLED_WITHIN = 10.0
+#: The plugin's side fails the comparison when, given the stuck stacks of
+#: both sides, a count as high as its own would come by chance less often
+#: than this (one-sided Fisher exact test on stuck / stacks made).
+WORSE_BELOW = 0.01
+#: What :func:`recover` sets on a stack whose create request a kill cut
+#: off and which does not exist.
+NOT_CREATED = 'NOT CREATED'
 # The OSC shell runs in this process (stdout redirected): one at a time.
 _OSC = threading.Lock()
 
@@ -144,6 +184,109 @@ def tracebacks_of_ours(cluster):
     return found
 
 
+def _log_time(line):
+    """The wall clock (as ``time.time()``) of an oslo.log line, or None."""
+    try:
+        return datetime.datetime.strptime(
+            line[:23], '%Y-%m-%d %H:%M:%S.%f').timestamp()
+    except ValueError:
+        return None
+
+
+# oslo.log's line: time, pid, level, logger, [request context], message.
+_LINE = re.compile(r'^\S+ \S+ \d+ [A-Z]+ \S+ \[([^]]*)\] ')
+# oslo.messaging (DEBUG, see chaos.OPTIONS): a check sent, a message taken.
+_CHECK_SENT = re.compile(r"CAST unique_id: (\w+) exchange '[^']*' topic "
+                         r"'engine_worker'")
+_TAKEN = re.compile(r'received message with unique_id: (\w+)')
+
+
+def _context(line):
+    match = _LINE.match(line)
+    return match.group(1) if match else None
+
+
+class Logs(object):
+    """Every engine log of a deployment, read once, searched by stack."""
+
+    def __init__(self, cluster):
+        self.lines = {name: cluster.read_log(name).splitlines()
+                      for name in cluster.all_engine_names()}
+        #: {unique id: [(time, engine)]}: which engines took a message.
+        self.taken = collections.defaultdict(list)
+        for engine, lines in self.lines.items():
+            for line in lines:
+                if 'received message with unique_id' in line:
+                    match = _TAKEN.search(line)
+                    if match:
+                        self.taken[match.group(1)].append(
+                            (_log_time(line), engine))
+
+    def about(self, stack, names=None):
+        """The lines naming the stack, or only its resources ``names``.
+
+        ``[(time, engine, line)]``, in time order.
+        """
+        # Whole names: cycle 1 of a client is a prefix of its cycle 10.
+        named = re.compile(r'(?<![\w-])(?:%s)(?![\w-])' % '|'.join(
+            re.escape(n) for n in names or [stack.name] + list(stack.names)))
+        found = []
+        for engine, lines in self.lines.items():
+            for line in lines:
+                if named.search(line):
+                    when = _log_time(line)
+                    if when is not None:
+                        found.append((when, engine, line))
+        return sorted(found)
+
+    def count_checks_sent(self):
+        """Check messages the engines sent (resource checks, all told)."""
+        return sum(1 for lines in self.lines.values() for line in lines
+                   if 'CAST unique_id' in line and _CHECK_SENT.search(line))
+
+    def checks_sent(self, engine, after, line):
+        """Unique ids of the checks ``engine`` sent after ``line``.
+
+        In the same request context (the thread that wrote ``line``, and
+        any other of the same operation's in that engine), later than
+        ``after``.
+        """
+        context = _context(line)
+        found = []
+        for later in self.lines[engine]:
+            if 'CAST unique_id' not in later or _context(later) != context:
+                continue
+            when = _log_time(later)
+            match = _CHECK_SENT.search(later)
+            if match and when is not None and when >= after:
+                found.append(match.group(1))
+        return found
+
+
+def kill_after(result, when, engine=None):
+    """The first kill at most :data:`KILLED_WITHIN` s after ``when``.
+
+    Of ``engine`` only, if given.
+    """
+    for kill in sorted(result.kills, key=lambda k: k.wall):
+        if (engine is None or kill.engine == engine) and \
+                0 <= kill.wall - when <= KILLED_WITHIN:
+            return kill
+    return None
+
+
+def _nearest_kill(result, when):
+    """``(engine, seconds after when)`` of the kill nearest ``when``."""
+    kills = [(kill.engine, kill.wall - when) for kill in result.kills]
+    return min(kills, key=lambda k: abs(k[1])) if kills else None
+
+
+def _short(line, width=110):
+    """An oslo.log line without its time, pid and request context."""
+    line = re.sub(r'\[[^]]*\] ', '', line[24:], count=1)
+    return line[:width]
+
+
 # -- after the run -----------------------------------------------------------
 
 def notes_left(cluster, stack):
@@ -159,75 +302,97 @@ def notes_left(cluster, stack):
     return found
 
 
-def releases_in_flight(result, stack):
-    """Releases of the stack whose engine died before it re-dispatched.
-
-    A resource with the note of a release, not done, whose release (Heat
-    logs the clearing of the hook in the engine serving it) has no
-    ``breakpoint.released`` notification after it in that engine's log:
-    the engine died between clearing the hook and re-dispatching the
-    check (the notification goes out just before the re-dispatch).
-    """
-    cluster = result.cluster
-    # Put back as it was, a held create reads INIT_COMPLETE: not done.
-    done = {name for name, action, status, engine in
-            locked_resources(cluster, stack.name)
-            if status == 'COMPLETE' and action != 'INIT'}
+def _ours_in_flight(result, stack):
+    """What of ours holds the stack up, as lines (empty: nothing)."""
     found = []
-    for name, keys in sorted(notes_left(cluster, stack.name).items()):
-        if 'breakpoint_released' not in keys or name in done:
-            continue
-        for engine in cluster.engines_logging(
-                'hook on TestResource "%s"' % name):
-            log = cluster.read_log(engine)
-            cleared = log.rfind('hook on TestResource "%s"' % name)
-            if '"resource_name": "%s"' % name not in log[cleared:]:
-                stack.in_flight.append(name)
-                found.append('%s released by %s, which died before it '
-                             're-dispatched the check' % (name, engine))
+    for name, keys in sorted(notes_left(result.cluster, stack.name).items()):
+        if 'breakpoint_sending' in keys:
+            found.append('the release of %s has not sent its check' % name)
+        if 'breakpoint_hold' in keys:
+            found.append('%s is parked, and was not continued' % name)
+    if stack.refused:
+        found.append('held, its release refused: %s' % stack.refused)
     return found
 
 
-def _stock_evidence(result, stack):
+def _evidence(result, stack, logs):
     """Why this stack stopped: ``(kind, details)``.
 
-    Kinds: ``stock`` (Heat's own: a check, or its message, died with an
-    engine), ``release in flight`` (the engine serving a release died
-    before it re-dispatched the check: see :func:`releases_in_flight`),
-    ``not stock`` (any other failure).
+    Kinds: ``stock`` (and the evidence), ``ours in flight`` (see
+    :func:`_ours_in_flight`), ``not stock`` (no evidence that Heat lost
+    it). A ``stock`` stack with resources locked by a killed engine
+    (``stack.locked_by_dead``) is confirmed after its recovery.
     """
+    ours = _ours_in_flight(result, stack)
+    if ours:
+        return 'ours in flight', '; '.join(ours)
     if (stack.final or '').endswith('FAILED'):
         if any(word in (stack.reason or '') for word in STOCK_DOWN):
-            return 'stock', 'failed: %s' % stack.reason
+            return 'stock', "failed, in Heat's words: %s" % stack.reason
         return 'not stock', 'failed: %s' % stack.reason
-    in_flight = releases_in_flight(result, stack)
-    if in_flight:
-        return 'release in flight', '; '.join(in_flight)
-    if stack.refused:
-        return 'release in flight', 'held, its release refused: %s' % (
-            stack.refused)
     dead = result.dead_engine_ids
-    stuck = [name for name, action, status, engine in
-             locked_resources(result.cluster, stack.name) if engine in dead]
-    if stuck:
+    locked = [(name, engine) for name, action, status, engine in
+              locked_resources(result.cluster, stack.name) if engine]
+    alive = sorted(name for name, engine in locked if engine not in dead)
+    if alive:
+        return 'not stock', ('nothing moves, %s locked by a live engine'
+                             % ', '.join(alive))
+    if locked:
+        stack.locked_by_dead = sorted(name for name, engine in locked)
         return 'stock', 'check of %s died with its engine' % ', '.join(
-            stuck)
-    # No lock left: the check's message (taken off the queue, not yet
-    # started, or sent by a check that had just finished) died with it.
-    return 'stock', 'check message lost with an engine'
+            stack.locked_by_dead)
+    seen = logs.about(stack)
+    if not seen:
+        return 'not stock', 'no engine logged anything of it'
+    return _lost_with_an_engine(result, stack, logs, *seen[-1])
 
 
-def _released_last(hc, stack):
-    """Resources whose last event is our release.
+def _lost_with_an_engine(result, stack, logs, when, engine, line):
+    """Nothing locked, nothing of ours: was the next check lost?
 
-    A release that never resumed its check: a lost hold.
+    ``line`` is the stack's last progress, logged by ``engine``. Lost
+    when that engine sent no check after it and was killed at most
+    :data:`KILLED_WITHIN` s later (it died before it sent the next check,
+    or stored the stack's completion), or when each check it sent after
+    it was last taken off the queue by an engine killed at most
+    :data:`KILLED_WITHIN` s after taking it (a message taken is
+    acknowledged when its work starts: one taken and not acknowledged
+    goes to another engine, and would show there).
     """
-    last = {}
-    for ev in common.events(hc, stack.name):
-        if ev.resource_name in stack.names:
-            last[ev.resource_name] = ev
-    return [name for name, ev in last.items()
-            if RELEASED_RE.match(ev.resource_status_reason or '')]
+    last = '%s: %s' % (engine, _short(line, 80))
+    sent = logs.checks_sent(engine, when, line)
+    if not sent:
+        kill = kill_after(result, when, engine)
+        if kill is None:
+            nearest = _nearest_kill(result, when)
+            return 'not stock', (
+                'nothing locked, nothing of ours in flight, no check sent '
+                'after its last progress (%s), and %s not killed within '
+                '%.0f s after it (nearest kill: %s)' % (
+                    last, engine, KILLED_WITHIN, 'none' if nearest is None
+                    else '%s %+.1f s' % nearest))
+        what = 'its completion' if (
+            'COMPLETE (%s)' % stack.name in line or
+            'stack.create.end' in line) else 'its next check'
+        return 'stock', '%s lost with %s, killed %.1f s after its last ' \
+            'progress, before it sent a check (%s)' % (
+                what, engine, kill.wall - when, last)
+    lost = []
+    for unique_id in sent:
+        takers = sorted(logs.taken.get(unique_id, ()))
+        kill = kill_after(result, takers[-1][0], takers[-1][1]) \
+            if takers else None
+        if kill is None:
+            return 'not stock', (
+                'nothing locked, nothing of ours in flight; its next check '
+                '(message %s, sent by %s after its last progress: %s) was %s'
+                % (unique_id, engine, last, 'taken by no engine'
+                   if not takers else 'taken by %s, not killed within %.0f '
+                   's after' % (takers[-1][1], KILLED_WITHIN)))
+        lost.append('message %s taken by %s, killed %.1f s later' % (
+            unique_id, kill.engine, kill.wall - takers[-1][0]))
+    return 'stock', 'its next check lost: %s (after its last progress, ' \
+        '%s)' % ('; '.join(lost), last)
 
 
 def _settle(result, stacks, seconds):
@@ -261,11 +426,37 @@ def _settle(result, stacks, seconds):
     return [s for s in pending if s.stalled or s.final.endswith('FAILED')]
 
 
+def creates_cut(result):
+    """Stacks whose create request was in flight when an engine died."""
+    return [s for s in result.stacks if s.create_started is not None and
+            any(s.create_started <= k.wall <= (s.create_ended or k.wall)
+                for k in result.kills)]
+
+
+def _never_made(result, stack):
+    """A stack Heat does not know: made good only if a kill cut it off."""
+    stack.recovered = NOT_CREATED
+    kill = next((k for k in result.kills
+                 if stack.create_started <= k.wall <= stack.create_ended),
+                None)
+    if kill is None:
+        stack.kind = 'not stock'
+        stack.how = ('its create failed (%s), no engine was killed during '
+                     'the request, and the stack does not exist'
+                     % stack.create_error)
+    else:
+        stack.kind = 'cut off'
+        stack.how = ('its create request was in flight when %s was killed '
+                     '(%s)' % (kill.engine, stack.create_error))
+
+
 def recover(result, settle=10, timeout=150):
     """``stack update --existing`` what stock Heat left; drive it home.
 
-    Sets ``how`` (the stock evidence) and ``recovered`` (the status it
-    reached) on every stack that needed it.
+    Sets ``kind`` and ``how`` (the evidence, :func:`_evidence`) and
+    ``recovered`` (the status it reached) on every stack that needed it;
+    a stack whose create failed and that Heat does not know is
+    :data:`NOT_CREATED` (see :func:`_never_made`).
     """
     started = time.monotonic()
     cluster = result.cluster
@@ -276,19 +467,20 @@ def recover(result, settle=10, timeout=150):
         if stack.create_error:
             try:
                 hc.stacks.get(stack.name, resolve_outputs=False)
-            except Exception:  # noqa: the stack was never made
-                stack.how = 'create request failed: %s' % stack.create_error
-                stack.recovered = 'NOT CREATED'
+            except heat_exc.HTTPNotFound:
+                _never_made(result, stack)
+                continue
+            except Exception as exc:  # noqa: reported, the run goes on
+                result.chaos_problems.append(
+                    '%s: looking it up after its create failed: %s'
+                    % (stack.name, client_exc.one_line(exc)[:200]))
                 continue
             stack.stalled = True
         candidates.append(stack)
-    for stack in _settle(result, candidates, settle):
-        kind, details = _stock_evidence(result, stack)
-        lost = _released_last(hc, stack) if result.breakpoints else []
-        if lost and kind == 'stock':
-            kind, details = 'not stock', 'LOST after release: %s (%s)' % (
-                ', '.join(lost), details)
-        stack.kind, stack.how = kind, details
+    stuck = _settle(result, candidates, settle)
+    logs = Logs(cluster)
+    for stack in stuck:
+        stack.kind, stack.how = _evidence(result, stack, logs)
         with _OSC:
             common.osc_ok(cluster, 'stack', 'update', '--existing',
                           stack.name)
@@ -303,17 +495,30 @@ def recover(result, settle=10, timeout=150):
             if not st.stack_status.endswith('IN_PROGRESS') and \
                     st.stack_status.startswith('UPDATE'):
                 pending.remove(stack)
-                stack.stock_words = sorted({
-                    ev.resource_status_reason.split(' during')[0]
-                    for ev in common.events(hc, stack.name)
-                    if any(word in (ev.resource_status_reason or '')
-                           for word in STOCK_DOWN)})
+                _confirm(hc, stack)
             elif result.breakpoints and manager.held_now(stack.name)[1]:
                 # The update holds at the stack's breakpoints too.
                 manager.continue_(stack.name)
         time.sleep(1)
     result.recovery_wall = time.monotonic() - started
     return todo
+
+
+def _confirm(hc, stack):
+    """After the recovery: Heat's words for the dead engines' checks."""
+    said = collections.defaultdict(set)
+    for ev in common.events(hc, stack.name):
+        for word in STOCK_DOWN:
+            if word in (ev.resource_status_reason or ''):
+                said[ev.resource_name].add(
+                    ev.resource_status_reason.split(' during')[0])
+    stack.stock_words = sorted(set().union(*said.values()))
+    missing = [name for name in stack.locked_by_dead
+               if 'Worker went down' not in said.get(name, ())]
+    if stack.kind == 'stock' and missing:
+        stack.kind = 'not stock'
+        stack.how += '; but on the recovery Heat did not mark %s "%s"' % (
+            ', '.join(missing), WORKER_DOWN)
 
 
 def hold_counts(stack, events):
@@ -347,14 +552,61 @@ def created_counts(stack, events):
     return counts
 
 
+def _creates_logged(name):
+    """What Heat and TestResource log as a resource's create runs."""
+    return ('creating TestResource "%s"' % name, '%s wait_secs:' % name,
+            'Resource %s waited' % name)
+
+
+def creations(result, stack, events, hc, logs):
+    """{resource: times created}, and notes on what was made good.
+
+    Heat's own count (:func:`created_counts`), but for a resource Heat
+    stored ``CREATE_COMPLETE`` without the event: Heat stores the state,
+    then writes the event; an engine killed in between loses the event
+    (stock). It counts once when its create ran once (one ``creating``
+    line in all logs) and its engine was killed at most
+    :data:`KILLED_WITHIN` s after the create's last line.
+    """
+    counts = created_counts(stack, events)
+    notes = []
+    missing = [name for name in stack.names if not counts.get(name)]
+    if not missing:
+        return counts, notes
+    states = {r.resource_name: (r.resource_status, r.resource_status_reason)
+              for r in hc.resources.list(stack.name)}
+    for name in missing:
+        if states.get(name) != ('CREATE_COMPLETE', 'state changed'):
+            continue
+        lines = [(when, engine, line)
+                 for when, engine, line in logs.about(stack, [name])
+                 if any(w in line for w in _creates_logged(name))]
+        if sum(_creates_logged(name)[0] in line
+               for when, engine, line in lines) != 1:
+            continue
+        when, engine, line = lines[-1]
+        kill = kill_after(result, when, engine)
+        if kill is not None:
+            counts[name] = 1
+            notes.append('%s/%s: stored complete, its event lost with %s '
+                         '(killed %.1f s after its create)' % (
+                             stack.name, name, engine, kill.wall - when))
+    return counts, notes
+
+
 def problems(result):
     """What must never happen, as lines (empty: all checks met)."""
     found = list(result.chaos_problems)
     hc = result.cluster.client()
+    logs = Logs(result.cluster)
     parked_at_kills = {p for k in result.kills for p in k.parked}
     result.holds = collections.Counter()
+    result.made_good = []
+    result.checks_sent = logs.count_checks_sent()
     for stack in result.stacks:
-        if stack.recovered == 'NOT CREATED':
+        if stack.recovered == NOT_CREATED:
+            if stack.kind != 'cut off':
+                found.append('%s never made: %s' % (stack.name, stack.how))
             continue
         status = stack.recovered or stack.final
         if status not in ('CREATE_COMPLETE', 'UPDATE_COMPLETE'):
@@ -364,16 +616,17 @@ def problems(result):
             found.append('%s needed recovery, not the stock way: %s: %s'
                          % (stack.name, stack.kind, stack.how))
         events = common.events(hc, stack.name)
-        counts = created_counts(stack, events)
-        twice = {n: c for n, c in counts.items() if c > 1}
-        if twice:
-            found.append('%s: created more than once: %r' % (stack.name,
-                                                             twice))
-        if not stack.recovered and status == 'CREATE_COMPLETE':
-            missing = [n for n in stack.names if counts.get(n) != 1]
-            if missing:
-                found.append('%s: not created once: %r' % (stack.name,
-                                                           counts))
+        counts, notes = creations(result, stack, events, hc, logs)
+        result.made_good += notes
+        if status in ('CREATE_COMPLETE', 'UPDATE_COMPLETE'):
+            wrong = {n: counts.get(n, 0) for n in stack.names
+                     if counts.get(n, 0) != 1}
+        else:
+            wrong = {n: c for n, c in counts.items() if c > 1}
+        if wrong:
+            found.append('%s (%s%s): not each resource created once: %r'
+                         % (stack.name, status, ', recovered: %s' % stack.how
+                            if stack.recovered else '', wrong))
         if result.breakpoints:
             for name, (held, released) in hold_counts(stack,
                                                       events).items():
@@ -397,10 +650,78 @@ def problems(result):
     return found
 
 
+# -- the plugin's side against the disabled one ------------------------------
+
+def made(result):
+    """Stacks Heat made (all but those whose create a kill cut off)."""
+    return len(result.stacks) - len(result.not_created())
+
+
+def worse_p(stuck, stacks, other_stuck, other_stacks):
+    """One-sided Fisher exact test: how likely this many stuck or more.
+
+    Given ``stuck + other_stuck`` stuck stacks among both sides, the
+    chance that ``stuck`` or more of them fall on this side's
+    ``stacks`` when both sides get stuck alike.
+    """
+    total, bad = stacks + other_stacks, stuck + other_stuck
+    if not stacks or not bad:
+        return 1.0
+    return sum(math.comb(stacks, k) * math.comb(other_stacks, bad - k)
+               for k in range(stuck, min(stacks, bad) + 1)) / math.comb(
+                   total, bad)
+
+
+def fails_from(stacks, other_stuck, other_stacks):
+    """The fewest stuck stacks of ``stacks`` that fail the comparison."""
+    for stuck in range(stacks + 1):
+        if worse_p(stuck, stacks, other_stuck, other_stacks) < WORSE_BELOW:
+            return stuck
+    return None
+
+
+def compare(with_plugin, disabled):
+    """``(problems, lines)``: stuck / stacks, the plugin's no worse.
+
+    Stuck: every stack the clients could not finish and that was
+    recovered with ``update --existing``, whatever the evidence. The
+    margin is the run's size: the plugin's side fails when its count
+    would come by chance less often than :data:`WORSE_BELOW` had both
+    sides the same rate.
+    """
+    x1, n1 = len(with_plugin.recovered()), made(with_plugin)
+    x2, n2 = len(disabled.recovered()), made(disabled)
+    p = worse_p(x1, n1, x2, n2)
+    limit = fails_from(n1, x2, n2)
+    line = ('stuck, recovered with update --existing: plugin %d of %d '
+            'stacks (%.1f%%), disabled %d of %d (%.1f%%); asserted: the '
+            "plugin's rate no worse (one-sided Fisher exact test, p = %.3g, "
+            'fails below %g: at this size it fails from %s of %d stacks%s)'
+            % (x1, n1, 100.0 * x1 / n1 if n1 else 0, x2, n2,
+               100.0 * x2 / n2 if n2 else 0, p, WORSE_BELOW,
+               'none' if limit is None else limit, n1,
+               '' if limit is None or not n1 else
+               ', %.1f%%' % (100.0 * limit / n1)))
+    problems = [] if p >= WORSE_BELOW else [
+        "the plugin's side is stuck more often than the disabled one: "
+        + line]
+    # Not asserted: the same counts per kill and per check message sent
+    # (a held resource's check is sent twice: before the hold, and again
+    # by its release).
+    per = ['%s %.1f per kill, %.1f per 100 checks sent (%d)' % (
+        label, float(len(r.recovered())) / len(r.kills) if r.kills else 0,
+        100.0 * len(r.recovered()) / r.checks_sent if r.checks_sent else 0,
+        r.checks_sent) for label, r in (('plugin', with_plugin),
+                                        ('disabled', disabled))]
+    return problems, [line, '  stuck ' + '; '.join(per)]
+
+
+# -- figures -----------------------------------------------------------------
+
 def checks_run(result):
     """Resources the run created (each one resource check at least)."""
     return sum(len(s.names) for s in result.stacks
-               if s.recovered != 'NOT CREATED')
+               if s.recovered != NOT_CREATED)
 
 
 def figures(result):
@@ -415,26 +736,29 @@ def figures(result):
             result.kill_every, len({s.slot for s in result.stacks}),
             result.wall, result.recovery_wall),
         '  stacks: %d (%d resources), %d complete without help; %d never '
-        'made (the create request died with its engine)' % (
-            len(result.stacks) - len(result.not_created()),
-            checks_run(result),
-            len(result.stacks) - len(result.not_created()) - len(recovered),
-            len(result.not_created())),
+        'made (their create request in flight when an engine was killed: '
+        '%d creates were)' % (
+            made(result), checks_run(result),
+            made(result) - len(recovered), len(result.not_created()),
+            len(creates_cut(result))),
         '  kills: %d (replacement up after %s s); holds parked at the '
         'kills: %d; checks running in the killed engine: %d' % (
             len(result.kills), '/'.join('%.0f' % (k.replaced_after or -1)
                                         for k in result.kills),
             sum(len(k.parked) for k in result.kills),
             sum(len(k.in_check) for k in result.kills)),
-        '  stock-failed (engine died mid-check), recovered with update '
-        '--existing: %d %s' % (len(recovered),
-                               dict(kinds) if kinds else ''),
+        '  stuck, recovered with update --existing: %d %s' % (
+            len(recovered), dict(kinds) if kinds else ''),
     ]
     for stack in recovered:
         lines.append('    %s: %s: %s -> %s%s' % (
             stack.name, stack.kind, stack.how, stack.recovered,
             ' (Heat: %s)' % ', '.join(stack.stock_words)
             if stack.stock_words else ''))
+    for stack in result.not_created():
+        lines.append('    %s: never made: %s' % (stack.name, stack.how))
+    for note in getattr(result, 'made_good', None) or []:
+        lines.append('    %s' % note)
     if result.breakpoints:
         lines.append('  holds parked: %d, released: %d (parked at a kill: '
                      '%d; releases cut off with their engine, sent again '
@@ -451,17 +775,17 @@ def figures(result):
 
 
 def side_by_side(with_plugin, disabled):
-    """The stock failures of the two runs next to each other."""
+    """The stuck stacks of the two runs next to each other."""
     def row(label, result):
         kinds = collections.Counter(s.kind for s in result.recovered())
-        return '%-34s %6d %6d %10d %13d %10d %10d' % (
-            label, len(result.kills),
-            len(result.stacks) - len(result.not_created()),
-            checks_run(result), kinds['stock'], len(result.not_created()),
+        return '%-34s %6d %6d %10d %8d %8d %10d %10d' % (
+            label, len(result.kills), made(result), checks_run(result),
+            len(result.recovered()), kinds['stock'],
+            len(result.not_created()),
             len(result.recovered()) - kinds['stock'])
     return '\n'.join([
-        '%-34s %6s %6s %10s %13s %10s %10s' % (
-            'under chaos', 'kills', 'stacks', 'resources', 'stock-failed',
-            'never made', 'other'),
+        '%-34s %6s %6s %10s %8s %8s %10s %10s' % (
+            'under chaos', 'kills', 'stacks', 'resources', 'stuck',
+            'stock', 'never made', 'other'),
         row('plugin, 3 breakpoints per stack', with_plugin),
         row('plugin disabled, no breakpoints', disabled)])

@@ -29,9 +29,11 @@ heat-api and two heat-engines), started for this module.
   ``stack hook clear``) say ``Internal Error`` (a 500). Nothing of the
   parked stack changes, and after the restart both stacks end with each
   hold released once and each resource created once.
-* heat-api stopped and started again: the commands fail at once with the
-  connection error while it is down, the held operation is as it was, and
-  the commands drive it to the end after.
+* heat-api stopped and started again: while it is down each command
+  (ours and Heat's) fails within ``AT_ONCE`` seconds, exit 1, with one
+  line on stderr, the connection error (``Unable to establish connection
+  to`` heat-api's URL, ``Connection refused``); the held operation is as
+  it was, and the commands drive it to the end after.
 
 The commands run the real ``openstack`` shell with a deadline, so that
 a hang fails the test instead of stalling it.
@@ -53,6 +55,9 @@ from tests.distributed import harness
 ENGINES = 2
 # Longest a command may take to fail while a service is down.
 FAIL_WITHIN = 30
+# Longest a command may take to fail while heat-api is down: the
+# connection is refused at once, the rest is the shell's own work.
+AT_ONCE = 5
 # Longest the commands may take to work again after a restart.
 RECOVER_WITHIN = 120
 # How long the broker and the database stay down.
@@ -141,13 +146,17 @@ def _cli(cluster, *argv, within=FAIL_WITHIN):
 
 
 def _fails_clearly(cluster, *argv):
-    """The command fails in bounded time with a one-line error."""
+    """The command fails in bounded time with a one-line error.
+
+    Exit code 1, no traceback, exactly one line on stderr (returned, with
+    the seconds the command took).
+    """
     code, out, err, seconds = _cli(cluster, *argv)
     assert code == 1, (argv, code, out, err)
     assert 'Traceback' not in err, (argv, err)
     lines = [line for line in err.splitlines() if line.strip()]
-    assert lines, (argv, out)
-    return lines[-1], seconds
+    assert len(lines) == 1, (argv, out, err)
+    return lines[0], seconds
 
 
 def _until_it_answers(cluster, stack):
@@ -413,6 +422,13 @@ def test_heat_api_restart(restarts):
                  ('stack', 'hook', 'clear', stack, names[1])):
         seen[' '.join(argv[:argv.index(stack)])] = _fails_clearly(
             cluster, *argv)
+    refused = 'Unable to establish connection to %s/' % cluster.url
+    for cmd, (line, seconds) in seen.items():
+        assert line.startswith(refused), (cmd, line, seen)
+        assert 'Connection refused' in line, (cmd, line, seen)
+        assert seconds <= AT_ONCE, (
+            '%s took %.1f s to fail, not at once (%d s)' % (
+                cmd, seconds, AT_ONCE), seen)
     started = time.monotonic()
     cluster.start_api()
     up = time.monotonic() - started

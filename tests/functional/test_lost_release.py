@@ -13,24 +13,41 @@
 
 The distributed tier's chaos test saw heat-engines killed -9 in that
 moment: the hold was claimed (the resource put back as it was, its hook
-flag cleared), the check never sent, and the stack waited for good, as
-stock Heat waits for a check lost with its engine. Here the database is
-left as such an engine left it, on the real local Heat; the plugin's
-scan (``heat_breakpoint.engine.lost_releases``) sends the check again.
+flag cleared, the release's event written), the check never sent, and
+the stack waited for good, as stock Heat waits for a check lost with its
+engine. Here the real release is cut off right after its real claim
+(``heat_plugins/cut_release.py``, loaded as a Heat plugin module), on the
+real local Heat: the server is killed -9 there and started again, or the
+release fails there and the server goes on. The plugin's scan
+(``heat_breakpoint.engine.lost_releases``) sends the check again, once,
+and the release is counted once: one release event, one check
+re-dispatched (Heat's own ``Re-trigger resource`` line), each resource
+created once.
 """
 
-import datetime
 import json
 import os
+import re
+import signal
 import sqlite3
+import time
+
+import pytest
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
 from heat_breakpoint import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
+from tests.functional import conftest
 from tests.functional import utils
 
-# An engine nobody runs: Heat's liveness call to it goes unanswered.
-DEAD_ENGINE = '00000000-dead-4000-8000-000000000000'
+#: Heat's plugin directory of the servers that cut releases off.
+PLUGINS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       'heat_plugins')
+#: The age from which the cut server takes its own marker for lost (the
+#: product's minute, shortened: see ``heat_plugins/cut_release.py``).
+STUCK_SECONDS = 15
+RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
 def _chain(names):
@@ -48,47 +65,19 @@ def _db(server):
                            timeout=30)
 
 
-def _claim_as_an_engine_that_died(server, name, engine_id, age):
-    """What releases.release writes in its claim, and nothing after."""
-    with _db(server) as db:
-        rsrc_id, traversal = db.execute(
-            'SELECT r.id, s.current_traversal FROM resource r JOIN stack s '
-            'ON s.id = r.stack_id WHERE r.name = ?', (name,)).fetchone()
-        raw, = db.execute("SELECT value FROM resource_data WHERE "
-                          "resource_id = ? AND key = 'breakpoint_hold'",
-                          (rsrc_id,)).fetchone()
-        action, status, reason = json.loads(raw)['prior']
-        db.execute('UPDATE resource SET action = ?, status = ?, '
-                   'status_reason = ?, atomic_key = atomic_key + 1 '
-                   'WHERE id = ?', (action, status, reason, rsrc_id))
-        assert db.execute(
-            "DELETE FROM resource_data WHERE resource_id = ? AND key IN "
-            "('breakpoint_hold', 'pre-create')", (rsrc_id,)).rowcount == 2
-        since = datetime.datetime.utcnow() - datetime.timedelta(seconds=age)
-        marker = json.dumps({'traversal': traversal, 'engine_id': engine_id,
-                             'since': since.isoformat()})
-        for key, value in (('breakpoint_released', traversal),
-                           ('breakpoint_sending', marker)):
-            db.execute("INSERT INTO resource_data (created_at, key, value, "
-                       "redact, resource_id) VALUES (?, ?, ?, 0, ?)",
-                       (since.isoformat(' '), key, value, rsrc_id))
-    return rsrc_id
+def _cut_server(tmp_path, monkeypatch, cut, stuck=None):
+    """A local server whose releases of ``cut`` stop after the claim."""
+    conf = tmp_path / 'cut-release.conf'
+    conf.write_text('[DEFAULT]\nplugin_dirs = %s\n' % PLUGINS)
+    monkeypatch.setenv('CUT_RELEASE', cut)
+    if stuck is not None:
+        monkeypatch.setenv('CUT_RELEASE_STUCK_SECONDS', str(stuck))
+    return conftest.LocalHeatProcess(
+        str(tmp_path / 'state'), config_files=[str(conf)]).start(reset=True)
 
 
-def _markers(server, rsrc_id):
-    with _db(server) as db:
-        return db.execute("SELECT count(*) FROM resource_data WHERE "
-                          "resource_id = ? AND key = 'breakpoint_sending'",
-                          (rsrc_id,)).fetchone()[0]
-
-
-def _own_engine(server):
-    with _db(server) as db:
-        return db.execute("SELECT engine_id FROM service WHERE "
-                          "deleted_at IS NULL").fetchone()[0]
-
-
-def _held_then_lost(server, stack, names, engine_id, age):
+def _held(server, stack, names):
+    """The chain created, held before its second resource."""
     heat = server.client()
     manager = bp_v1.BreakpointManager(heat)
     heat.stacks.create(
@@ -97,11 +86,82 @@ def _held_then_lost(server, stack, names, engine_id, age):
             {}, breakpoints.parse_names([names[1]])))
     utils.wait_for(lambda: [r['resource'] for r in manager.held_now(
         stack)[1]] == [names[1]], 60, what='held at %s' % names[1])
-    rsrc_id = _claim_as_an_engine_that_died(server, names[1], engine_id,
-                                            age)
-    # Claimed: nothing is held any more, nothing runs yet.
-    assert manager.held_now(stack)[1] == []
-    return heat, rsrc_id
+    return heat, manager
+
+
+def _engine_ids(server):
+    with _db(server) as db:
+        return [row[0] for row in db.execute(
+            'SELECT engine_id FROM service WHERE deleted_at IS NULL')]
+
+
+def _left(server, name):
+    """What the database holds of one resource: as an operator looks."""
+    with _db(server) as db:
+        rsrc_id, action, status, locked, traversal = db.execute(
+            'SELECT r.id, r.action, r.status, r.engine_id, '
+            's.current_traversal FROM resource r JOIN stack s ON '
+            's.id = r.stack_id WHERE r.name = ?', (name,)).fetchone()
+        data = dict(db.execute('SELECT key, value FROM resource_data '
+                               'WHERE resource_id = ?', (rsrc_id,)))
+        told = [row[0] for row in db.execute(
+            'SELECT resource_status_reason FROM event WHERE '
+            'resource_name = ? ORDER BY id', (name,))]
+    return {'id': rsrc_id, 'state': (action, status), 'locked': locked,
+            'traversal': traversal, 'data': data, 'events': told}
+
+
+def _holds_and_releases(reasons_told):
+    return ([r for r in reasons_told if reasons.parse_held(r)],
+            [r for r in reasons_told if RELEASED.match(r or '')])
+
+
+def _as_a_claim_left_it(left, name, engine_id):
+    """The hold claimed, its release counted, its check not sent."""
+    assert left['state'] == ('INIT', 'COMPLETE'), left  # put back
+    assert left['locked'] is None, left  # no check runs it
+    assert 'breakpoint_hold' not in left['data'], left
+    assert 'pre-create' not in left['data'], left
+    assert left['data'].get('breakpoint_released') == left['traversal']
+    marker = json.loads(left['data']['breakpoint_sending'])
+    assert (marker['traversal'], marker['engine_id']) == (
+        left['traversal'], engine_id), marker
+    assert _holds_and_releases(left['events']) == (
+        [reasons.held(name, 'CREATE', 'pre-create')],
+        [reasons.released(name, reasons.RELEASE_CONTINUE)]), left['events']
+
+
+def _counted_once(server, stack, names, name, rsrc_id):
+    """Complete; each created, held and released once; sent again once.
+
+    Returns the log line that said the check was sent again.
+    """
+    heat = server.client()
+    _created_once(heat, stack, names)
+    assert _holds_and_releases(
+        [ev.resource_status_reason
+         for ev in utils.events(heat, stack, name)]) == (
+        [reasons.held(name, 'CREATE', 'pre-create')],
+        [reasons.released(name, reasons.RELEASE_CONTINUE)])
+    assert 'breakpoint_sending' not in _left(server, name)['data']
+    said, sent = _sent_again(server, rsrc_id)
+    assert (len(said), sent) == (1, 1), (said, sent)
+    return said[0]
+
+
+def _sent_again(server, rsrc_id):
+    """The scan's lines about the resource, and its checks re-dispatched.
+
+    The second: Heat's own ``Re-trigger resource`` line, one per check
+    re-dispatched (by a release or by the scan), whoever asked.
+    """
+    with open(server.log_file) as log:
+        text = log.read()
+    said = [line for line in text.splitlines()
+            if 'Sending again the check of resource %d ' % rsrc_id in line]
+    sent = re.findall(r'Re-trigger resource: ConvergenceNode\(rsrc_id=%d,'
+                      % rsrc_id, text)
+    return said, len(sent)
 
 
 def _created_once(heat, stack, names):
@@ -112,26 +172,61 @@ def _created_once(heat, stack, names):
     assert sorted(created) == sorted(names)
 
 
-def test_the_check_of_a_dead_engine_s_release_is_sent_again(heat_server):
+def test_the_check_of_a_release_killed_after_its_claim_is_sent_again(
+        tmp_path, monkeypatch):
     names = ['lost_a', 'lost_b', 'lost_c']
-    heat, rsrc_id = _held_then_lost(heat_server, 'lost-release', names,
-                                    DEAD_ENGINE, age=0)
-    _created_once(heat, 'lost-release', names)
-    assert _markers(heat_server, rsrc_id) == 0
-    with open(heat_server.log_file) as log:
-        said = [line for line in log if 'Sending again the check' in line]
-    assert len(said) == 1, said
-    assert DEAD_ENGINE in said[0]
+    server = _cut_server(tmp_path, monkeypatch, 'die:lost_b')
+    try:
+        heat, manager = _held(server, 'lost-release', names)
+        engine_id, = _engine_ids(server)
+        with pytest.raises(Exception):  # the server dies answering
+            manager.continue_('lost-release')
+        assert server.proc.wait(30) == -signal.SIGKILL
+        left = _left(server, 'lost_b')
+        _as_a_claim_left_it(left, 'lost_b', engine_id)
+    finally:
+        server.stop()
+    # Started again on its state, as shipped: another heat-engine, which
+    # finds the marker of one that does not answer.
+    server.config_files = []
+    monkeypatch.delenv('CUT_RELEASE')
+    server.start()
+    try:
+        said = _counted_once(server, 'lost-release', names, 'lost_b',
+                             left['id'])
+        assert 'released by heat-engine %s' % engine_id in said, said
+    finally:
+        server.remove()
 
 
-def test_a_release_stuck_in_a_live_engine_is_sent_again(heat_server):
+def test_a_release_cut_off_in_a_live_engine_is_sent_again_once(
+        tmp_path, monkeypatch):
     # A release that failed half-way (a database error) in an engine that
-    # still runs: the marker outlived any release, whoever wrote it.
-    names = ['stuck_a', 'stuck_b']
-    heat, rsrc_id = _held_then_lost(heat_server, 'stuck-release', names,
-                                    _own_engine(heat_server), age=600)
-    _created_once(heat, 'stuck-release', names)
-    assert _markers(heat_server, rsrc_id) == 0
+    # still runs: the marker outlives any release, whoever wrote it.
+    names = ['stuck_a', 'stuck_b', 'stuck_c']
+    server = _cut_server(tmp_path, monkeypatch, 'fail:stuck_b',
+                         stuck=STUCK_SECONDS)
+    try:
+        heat, manager = _held(server, 'stuck-release', names)
+        engine_id, = _engine_ids(server)
+        with pytest.raises(Exception):  # the release failed
+            manager.continue_('stuck-release')
+        cut_at = time.monotonic()
+        left = _left(server, 'stuck_b')
+        _as_a_claim_left_it(left, 'stuck_b', engine_id)
+        # Claimed: nothing is held any more, nothing runs yet.
+        assert manager.held_now('stuck-release')[1] == []
+        said = _counted_once(server, 'stuck-release', names, 'stuck_b',
+                             left['id'])
+        # Its engine answers Heat's liveness call: only the marker's age
+        # made it lost.
+        waited = time.monotonic() - cut_at
+        assert waited >= STUCK_SECONDS - 1, (
+            'sent again %.1f s after the cut, before the marker was %d s '
+            'old, though its engine answers' % (waited, STUCK_SECONDS))
+        assert 'released by heat-engine %s' % engine_id in said, said
+    finally:
+        server.remove()
 
 
 def test_a_release_sent_leaves_no_marker(heat_server):
@@ -158,3 +253,7 @@ def test_a_release_sent_leaves_no_marker(heat_server):
     assert not [row for row in found if row[1] == 'breakpoint_sending']
     manager.continue_('release-sent')
     _created_once(heat, 'release-sent', names)
+    # Each release sent its check once; the scan sent none again.
+    for name in names[1:]:
+        assert _sent_again(heat_server, _left(heat_server, name)['id']) == (
+            [], 1), name

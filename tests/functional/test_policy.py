@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import tempfile
+from unittest import mock
 
 from heatclient import client as heat_client
 from heatclient import exc as heat_exc
@@ -39,6 +40,7 @@ from keystoneauth1 import session as ks_session
 from keystoneauth1 import token_endpoint
 import pytest
 import requests
+import requests.adapters
 import yaml
 
 from heat_breakpoint import breakpoints
@@ -133,6 +135,7 @@ def rbac_server():
             os.environ['PYTHONPATH'] = saved
     yield server
     server.remove()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def client(server, token, prefix=''):
@@ -172,11 +175,41 @@ def view_of(hc, name):
 # -- the three front ends ------------------------------------------------
 
 class Result(object):
-    def __init__(self, ok, text):
-        self.ok, self.text = ok, text
+    """What a front end printed (or raised), and what heat-api answered.
+
+    ``answers``: ``(HTTP status, fault message)`` of every response the
+    command received, in order (see :func:`answers_recorded`).
+    """
+
+    def __init__(self, ok, text, answers=()):
+        self.ok, self.text, self.answers = ok, text, list(answers)
 
     def __repr__(self):
-        return 'Result(%r, %r)' % (self.ok, self.text)
+        return 'Result(%r, %r, %r)' % (self.ok, self.text, self.answers)
+
+
+@contextlib.contextmanager
+def answers_recorded():
+    """Record the responses every front end gets, through ``requests``.
+
+    OSC (keystoneauth), the legacy shell (heatclient's HTTP client) and
+    the python API all send their requests through ``requests``; the
+    real transport sends them, this only writes down what came back.
+    """
+    seen = []
+    send = requests.adapters.HTTPAdapter.send
+
+    def recording_send(adapter, request, **kwargs):
+        response = send(adapter, request, **kwargs)
+        try:
+            message = response.json()['error']['message']
+        except (ValueError, KeyError, TypeError):
+            message = None
+        seen.append((response.status_code, message))
+        return response
+    with mock.patch.object(requests.adapters.HTTPAdapter, 'send',
+                           recording_send):
+        yield seen
 
 
 class OSC(object):
@@ -195,9 +228,10 @@ class OSC(object):
             'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': token,
             'OS_ENDPOINT': '%s/v1/%s' % (self.server.url,
                                          token.rpartition('@')[2])}})
-        code, out, err = conftest.run_openstack(
-            caller, 'stack', 'breakpoint', *argv)
-        return Result(code == 0, out + err)
+        with answers_recorded() as answers:
+            code, out, err = conftest.run_openstack(
+                caller, 'stack', 'breakpoint', *argv)
+        return Result(code == 0, out + err, answers)
 
 
 class Legacy(object):
@@ -217,10 +251,12 @@ class Legacy(object):
         endpoint = '%s/v1/%s' % (self.server.url, token.rpartition('@')[2])
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), \
-                contextlib.redirect_stderr(stderr):
+                contextlib.redirect_stderr(stderr), \
+                answers_recorded() as answers:
             code = shell.main(['--os-no-client-auth', '--heat-url', endpoint,
                                '--os-auth-token', token] + argv)
-        return Result(code == 0, stdout.getvalue() + stderr.getvalue())
+        return Result(code == 0, stdout.getvalue() + stderr.getvalue(),
+                      answers)
 
 
 class PythonAPI(object):
@@ -245,11 +281,12 @@ class PythonAPI(object):
             'clear': lambda r: manager.clear(stack, r),
             'retry': lambda r: manager.retry(stack, r),
         }
-        try:
-            return Result(True, repr(calls[verb](*args)))
-        except (bp_exceptions.BreakpointCommandError,
-                heat_exc.HTTPException) as exc:
-            return Result(False, str(exc))
+        with answers_recorded() as answers:
+            try:
+                return Result(True, repr(calls[verb](*args)), answers)
+            except (bp_exceptions.BreakpointCommandError,
+                    heat_exc.HTTPException) as exc:
+                return Result(False, str(exc), answers)
 
 
 FRONT_ENDS = {'osc': OSC, 'legacy': Legacy, 'api': PythonAPI}
@@ -259,15 +296,19 @@ def front_end(name, server):
     return FRONT_ENDS[name](server)
 
 
-def refused(result, rule=None):
-    """A refusal in Heat's words for a policy (HTTP 403)."""
+def refused(result, rule):
+    """Refused by heat-api with a 403 for ``rule``, and told so.
+
+    The command received one refusal, a 403 whose fault names the rule
+    (Heat's policy enforcer's words), and nothing after it; the front
+    end says it.
+    """
+    said = 'You are not authorized to use %s.' % rule
     assert not result.ok, result
-    if rule is None:
-        assert 'not authorized' in result.text or '403' in result.text, \
-            result
-    else:
-        assert 'You are not authorized to use %s' % rule in result.text, \
-            result
+    assert [a for a in result.answers if a[0] >= 400] == [(403, said)], \
+        result
+    assert result.answers[-1] == (403, said), result
+    assert said in result.text, result
 
 
 def rule_of(verb):
@@ -307,7 +348,9 @@ def test_reader_can_look(rbac_server, held_stack, fe, verb, args):
 @pytest.mark.parametrize('verb, args', VIEWING + CHANGING)
 def test_stack_user_and_no_role_are_refused(rbac_server, held_stack, fe,
                                             token, verb, args):
-    refused(front_end(fe, rbac_server).run(token, verb, held_stack, *args))
+    # Every command looks at the breakpoints first: refused there.
+    refused(front_end(fe, rbac_server).run(token, verb, held_stack, *args),
+            'breakpoints:index')
 
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
@@ -442,6 +485,14 @@ def test_stock_hook_clear_keeps_resource_signal(rbac_server):
 
 # -- a member may do everything ------------------------------------------
 
+def commands_told(hc, name):
+    """The stack's events of commands given to its running operation."""
+    told = [reasons.commanded('last', verb) for verb in ('set', 'clear')]
+    return sorted(ev.resource_status_reason
+                  for ev in utils.events(hc, name, name)
+                  if ev.resource_status_reason in told)
+
+
 def member_does_everything(server, fe, token, name):
     """Every command, in an order that keeps something to act on."""
     run = front_end(fe, server).run
@@ -449,8 +500,18 @@ def member_does_everything(server, fe, token, name):
     manager = bp_v1.BreakpointManager(hc)
     for verb, args in VIEWING:
         assert run(token, verb, name, *args).ok
+    # last holds after its create (the environment); set arms it before
+    # too, for this operation, and clear disarms that again.
+    before = view_of(hc, name)
+    assert ('last', 'armed', 'after') in before, before
     assert run(token, 'set', name, 'last').ok
+    assert view_of(hc, name) == sorted(
+        before + [('last', 'armed', 'before')])
     assert run(token, 'clear', name, 'last').ok
+    assert view_of(hc, name) == sorted(
+        before + [('last', 'disarmed', 'before')])
+    assert commands_told(hc, name) == sorted([
+        reasons.commanded('last', 'set'), reasons.commanded('last', 'clear')])
     assert run(token, 'retry', name, 'flaky').ok
     utils.wait_for(lambda: len(test_outcomes.hits(
         hc, name, 'flaky', breakpoints.FAILED)) == 2, 60,

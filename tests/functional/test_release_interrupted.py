@@ -19,12 +19,16 @@ flag is deleted as such an engine left it, on the real local Heat.
 """
 
 import os
+import re
 import sqlite3
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
 from heat_breakpoint import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import utils
+
+RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
 def _chain(names):
@@ -47,6 +51,18 @@ def _clear_flag_as_a_dead_engine_did(server, name):
     assert gone == 1
 
 
+def _hold_and_release_events(heat, stack, name):
+    """The reasons of the resource's hold and release events, in order."""
+    found = ([], [])
+    for ev in utils.events(heat, stack, name):
+        reason = ev.resource_status_reason or ''
+        if reasons.parse_held(reason):
+            found[0].append(reason)
+        elif RELEASED.match(reason):
+            found[1].append(reason)
+    return found
+
+
 def test_continue_after_a_release_cut_off_before_its_claim(heat_server):
     heat = heat_server.client()
     manager = bp_v1.BreakpointManager(heat)
@@ -67,8 +83,11 @@ def test_continue_after_a_release_cut_off_before_its_claim(heat_server):
                if ev.resource_status == 'CREATE_COMPLETE' and
                ev.resource_status_reason == 'state changed']
     assert sorted(created) == sorted(names)
-    # A second release finds nothing held: one release, not two.
-    assert manager.held_now('release-cut-off')[1] == []
+    # One hold, one release: the continue released what the dead engine
+    # had not, and nothing released it a second time.
+    assert _hold_and_release_events(heat, 'release-cut-off', 'cut_b') == (
+        [reasons.held('cut_b', 'CREATE', 'pre-create')],
+        [reasons.released('cut_b', reasons.RELEASE_CONTINUE)])
 
 
 def test_a_stock_hook_not_set_is_still_refused(heat_server):

@@ -13,12 +13,15 @@
 
 (The check sent again runs on the real local Heat in
 ``tests/functional/test_lost_release.py``; here the choice, with the
-database rows and Heat's liveness call replaced.)
+database rows and Heat's liveness call replaced, and what the engine's
+loop logs when its looks fail: one warning per database outage, one
+line when the database is back.)
 """
 
 import collections
 import datetime
 import json
+import logging
 
 import pytest
 
@@ -130,3 +133,95 @@ def test_a_database_out_of_reach_is_told_apart():
     assert not lost_releases.database_down(sa.exc.ProgrammingError(
         'SELECT 1', {}, Exception('no such column')))
     assert not lost_releases.database_down(ValueError('bad marker'))
+
+
+# -- the engine's loop: what an operator reads in its log --------------------
+
+class _LoopEnds(Exception):
+    """Raised by the test's sleep once the looks it scripted are done."""
+
+
+def _run_watch(monkeypatch, caplog, outcomes):
+    """Run :func:`lost_releases._watch` over one look per outcome.
+
+    An outcome is what ``Scan.once`` does on that look: return a count,
+    or raise the exception given. Returns the log records, in order, and
+    the pauses asked for.
+    """
+    looks = list(outcomes)
+    pauses = []
+
+    class ScriptedScan(object):
+        def __init__(self, engine_id):
+            assert engine_id == ME
+
+        def once(self):
+            outcome = looks.pop(0)
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+    def sleep(seconds):
+        pauses.append(seconds)
+        if not looks:
+            raise _LoopEnds()
+    monkeypatch.setattr(lost_releases, 'Scan', ScriptedScan)
+    monkeypatch.setattr(lost_releases, '_engine_id', ME)
+    monkeypatch.setattr(lost_releases.time, 'sleep', sleep)
+    with caplog.at_level(logging.INFO, logger=lost_releases.__name__):
+        with pytest.raises(_LoopEnds):
+            lost_releases._watch()
+    records = [r for r in caplog.records if r.name == lost_releases.__name__]
+    return records, pauses
+
+
+def _down():
+    from oslo_db import exception as db_exc
+    return db_exc.DBConnectionError('(pymysql.err.OperationalError) (2003, '
+                                    '"Can\'t connect to MySQL server")')
+
+
+def _lost_connection():
+    import sqlalchemy as sa
+    return sa.exc.OperationalError('SELECT 1', {},
+                                   Exception('Lost connection to server'))
+
+
+def test_one_warning_per_outage_and_one_line_when_the_database_is_back(
+        monkeypatch, caplog):
+    records, pauses = _run_watch(monkeypatch, caplog, [
+        0, _down(), _lost_connection(), _down(), 1, 0,  # one outage
+        _down(), _down(), 0,                             # and another
+    ])
+    said = [(r.levelname, r.getMessage()) for r in records]
+    warning = ('WARNING', 'Cannot look for releases cut off before their '
+               'check was sent: heat-engine cannot reach its database '
+               '(DBConnectionError); looking again every 5 s')
+    back = ('INFO', 'Looking for releases cut off before their check was '
+            'sent again: the database is back')
+    assert said == [warning, back, warning, back], said
+    # Said without a traceback: nothing is wrong in the engine.
+    assert [r.exc_info for r in records] == [None] * 4
+    # And the loop went on looking, every SCAN_SECONDS.
+    assert pauses == [lost_releases.SCAN_SECONDS] * 10
+
+
+def test_another_error_is_logged_each_time_with_its_traceback(monkeypatch,
+                                                              caplog):
+    records, pauses = _run_watch(monkeypatch, caplog, [
+        ValueError('bad marker'), _down(), ValueError('bad marker'),
+        _down(), 0, ValueError('bad marker')])
+    said = [(r.levelname, r.getMessage().split(':')[0]) for r in records]
+    failed = ('ERROR', 'Could not look for releases cut off before their '
+              'check was sent')
+    assert said == [
+        failed,
+        ('WARNING', 'Cannot look for releases cut off before their check '
+                    'was sent'),
+        failed,  # during the outage: not the database, so said
+        ('INFO', 'Looking for releases cut off before their check was '
+                 'sent again'),
+        failed], said
+    assert [bool(r.exc_info) for r in records] == [True, False, True,
+                                                   False, True]
+    assert len(pauses) == 7
