@@ -42,7 +42,9 @@ def _ports_for(sim, requests, server_id):
                 'network_id']
         if not net and item.get('allocate_network') == 'none':
             continue
-        net = net or sim.find('network', DEFAULT_NETWORK).id
+        net = net or _default_network(sim)
+        if net is None:
+            continue
         requested = []
         if subnet or item.get('fixed_ip'):
             requested = [{'subnet': subnet,
@@ -52,6 +54,24 @@ def _ports_for(sim, requests, server_id):
                                 extra={'internal': True})
         ports.append(port.id)
     return ports
+
+
+def _default_network(sim):
+    """The network Nova picks for a server that names none.
+
+    The project's network (``private`` unless a --cloud file says
+    otherwise): the first one of the cloud that is not external; with
+    none, the server has no port, as Nova leaves it.
+    """
+    found = sim.store.find('network', DEFAULT_NETWORK)
+    if found:
+        return found[0].id
+    for net in sim.store.all('network'):
+        if not net.get('router:external'):
+            return net.id
+    if sim.inventory.strict:
+        return None
+    return sim.find('network', DEFAULT_NETWORK).id
 
 
 def addresses(store, port_ids) -> dict:

@@ -1,0 +1,201 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The local server's simulated cloud, as a template author meets it.
+
+Values consistent with each other and the same on a re-run; the
+operations the debugger needs (check, suspend, resume, snapshot,
+restore, abandon, adopt); ``--cloud`` lookups that fail as that cloud's
+Heat would; what the start banner says; ``--no-simulate`` naming the
+missing service in one line instead of an Internal Error.
+"""
+
+import ipaddress
+import os
+import tempfile
+import uuid
+
+import pytest
+import yaml
+
+from heat_breakpoint.server import fixture
+from tests.functional import conftest
+from tests.functional import utils
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WEB = os.path.join(HERE, '..', '..', 'examples', 'web_server.yaml')
+
+NETWORKED = {
+    'heat_template_version': '2021-04-16',
+    'resources': {
+        'net': {'type': 'OS::Neutron::Net'},
+        'subnet': {'type': 'OS::Neutron::Subnet', 'properties': {
+            'network': {'get_resource': 'net'}, 'cidr': '10.7.0.0/24'}},
+        'port': {'type': 'OS::Neutron::Port', 'properties': {
+            'network': {'get_resource': 'net'},
+            'fixed_ips': [{'subnet': {'get_resource': 'subnet'}}]}},
+        'fip': {'type': 'OS::Neutron::FloatingIP', 'properties': {
+            'floating_network': 'public',
+            'port_id': {'get_resource': 'port'}}},
+        'web': {'type': 'OS::Nova::Server', 'properties': {
+            'image': 'cirros', 'flavor': 'm1.small',
+            'networks': [{'port': {'get_resource': 'port'}}]}},
+        'data': {'type': 'OS::Cinder::Volume', 'properties': {'size': 2}},
+        'attach': {'type': 'OS::Cinder::VolumeAttachment', 'properties': {
+            'instance_uuid': {'get_resource': 'web'},
+            'volume_id': {'get_resource': 'data'}}},
+    },
+    'outputs': {
+        'port_ip': {'value': {'get_attr': ['port', 'fixed_ips', 0,
+                                           'ip_address']}},
+        'cidr': {'value': {'get_attr': ['subnet', 'cidr']}},
+        'addresses': {'value': {'get_attr': ['web', 'addresses']}},
+        'fip': {'value': {'get_attr': ['fip', 'floating_ip_address']}},
+        'volume': {'value': {'get_attr': ['data', 'attachments_list']}},
+        'status': {'value': {'get_attr': ['data', 'status']}},
+        'server_id': {'value': {'get_resource': 'web'}},
+    }}
+
+
+def _server(*args):
+    state = tempfile.mkdtemp(prefix='heat-breakpoint-cloud-')
+    return fixture.LocalHeatProcess(state, extra_args=list(args)).start(
+        reset=True)
+
+
+@pytest.fixture(scope='module')
+def server():
+    local = _server('--no-leaf-sleep')
+    yield local
+    local.remove()
+
+
+def _outputs(hc, stack):
+    return {o['output_key']: o['output_value']
+            for o in hc.stacks.get(stack).outputs}
+
+
+def _create(hc, template, name=None):
+    name = name or 'cloud-%s' % uuid.uuid4().hex[:6]
+    hc.stacks.create(stack_name=name, template=template)
+    utils.wait_stack(hc, name, 'CREATE_COMPLETE')
+    return name
+
+
+def test_values_are_consistent_and_the_same_on_a_re_run(server):
+    hc = server.client()
+    name = _create(hc, NETWORKED)
+    out = _outputs(hc, name)
+    assert ipaddress.ip_address(out['port_ip']) in ipaddress.ip_network(
+        out['cidr'])
+    net_addresses = [a for entries in out['addresses'].values()
+                     for a in entries]
+    assert {(a['addr'], a['OS-EXT-IPS:type']) for a in net_addresses} == {
+        (out['port_ip'], 'fixed'), (out['fip'], 'floating')}
+    assert ipaddress.ip_address(out['fip']) in ipaddress.ip_network(
+        '203.0.113.0/24')
+    assert out['status'] == 'in-use'
+    assert [(v['server_id'], v['device']) for v in out['volume']] == [
+        (out['server_id'], '/dev/vdb')]
+    ids = {r.resource_name: r.physical_resource_id
+           for r in hc.resources.list(name)}
+    hc.stacks.delete(name)
+    utils.wait_for(lambda: name not in [s.stack_name
+                                        for s in hc.stacks.list()],
+                   60, what='the delete')
+    _create(hc, NETWORKED, name)
+    assert {r.resource_name: r.physical_resource_id
+            for r in hc.resources.list(name)} == ids
+    assert _outputs(hc, name)['port_ip'] == out['port_ip']
+
+
+def test_the_operations_a_debugger_needs(server):
+    hc = server.client()
+    name = _create(hc, NETWORKED)
+    for action, status in (('check', 'CHECK_COMPLETE'),
+                           ('suspend', 'SUSPEND_COMPLETE'),
+                           ('resume', 'RESUME_COMPLETE')):
+        getattr(hc.actions, action)(name)
+        utils.wait_stack(hc, name, status)
+    snapshot = hc.stacks.snapshot(name, 'snap')
+    utils.wait_for(lambda: hc.stacks.snapshot_show(
+        name, snapshot['id'])['snapshot']['status'] == 'COMPLETE', 60,
+        what='the snapshot')
+    hc.stacks.restore(name, snapshot['id'])
+    utils.wait_stack(hc, name, 'RESTORE_COMPLETE')
+    abandoned = hc.stacks.abandon(name)
+    adopted = 'adopted-%s' % uuid.uuid4().hex[:6]
+    hc.stacks.create(stack_name=adopted, template=NETWORKED,
+                     adopt_stack_data=yaml.safe_dump(abandoned))
+    utils.wait_stack(hc, adopted, 'ADOPT_COMPLETE')
+    assert {r.resource_name: r.physical_resource_id
+            for r in hc.resources.list(adopted)} == {
+        name: data['resource_id']
+        for name, data in abandoned['resources'].items()}
+
+
+def test_a_cloud_file_makes_lookups_strict(tmp_path):
+    cloud = tmp_path / 'cloud.yaml'
+    cloud.write_text(yaml.safe_dump({
+        'flavors': [{'name': 'm1.small', 'vcpus': 1, 'ram': 2048,
+                     'disk': 20}],
+        'images': ['cirros'], 'networks': [{'name': 'public',
+                                            'external': True}]}))
+    local = _server('--cloud', str(cloud))
+    try:
+        assert 'lookups accept names from the --cloud file' in \
+            local.read_output()
+        hc = local.client()
+        template = {'heat_template_version': '2021-04-16', 'resources': {
+            'web': {'type': 'OS::Nova::Server', 'properties': {
+                'image': 'ubuntu', 'flavor': 'm1.small'}}}}
+        code, out, err = conftest.run_openstack(
+            local, 'stack', 'create', 'strict', '-t',
+            _write(tmp_path, template))
+        assert code == 1
+        assert 'The Image (ubuntu) could not be found.' in err
+        assert 'strict' not in [s.stack_name for s in hc.stacks.list()]
+        template['resources']['web']['properties']['image'] = 'cirros'
+        _create(hc, template)
+    finally:
+        local.remove()
+
+
+def _write(folder, template):
+    path = os.path.join(str(folder), 'template.yaml')
+    with open(path, 'w') as out:
+        yaml.safe_dump(template, out)
+    return path
+
+
+def test_the_banner_says_what_is_simulated(server):
+    output = server.read_output()
+    assert 'simulated cloud: ' in output
+    assert 'nova' in output and 'neutron' in output
+    assert 'lookups accept any name (each one assumed is reported)' in \
+        output
+
+
+def test_without_simulation_a_missing_service_is_one_line(tmp_path):
+    local = _server('--no-simulate')
+    try:
+        assert '--no-simulate' in local.read_output()
+        code, out, err = conftest.run_openstack(
+            local, 'stack', 'create', 'nosim', '-t', WEB)
+        assert code == 1
+        lines = [line for line in err.splitlines()
+                 if line and not line.startswith('Could not load')]
+        assert len(lines) == 1, err
+        assert 'Internal Error' not in err
+        assert 'is not available' in lines[0] or \
+            'not in service catalog' in lines[0], lines
+    finally:
+        local.remove()
