@@ -199,3 +199,53 @@ def test_without_simulation_a_missing_service_is_one_line(tmp_path):
             'not in service catalog' in lines[0], lines
     finally:
         local.remove()
+
+
+SECRET = 'Hidden-Pa55word'
+MASKED = {
+    'heat_template_version': '2021-04-16',
+    'parameters': {'admin_pass': {'type': 'string', 'hidden': True}},
+    'resources': {
+        'web': {'type': 'OS::Nova::Server', 'properties': {
+            'image': 'cirros', 'flavor': 'm1.small',
+            'admin_pass': {'get_param': 'admin_pass'},
+            'user_data_format': 'SOFTWARE_CONFIG'}},
+        'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {
+            'group': 'script', 'inputs': [{'name': 'password'}],
+            'outputs': [{'name': 'result'}],
+            'config': '#!/bin/sh\necho "$password"\n'}},
+        'deploy': {'type': 'OS::Heat::SoftwareDeployment', 'properties': {
+            'config': {'get_resource': 'config'},
+            'server': {'get_resource': 'web'},
+            'input_values': {'password': {'get_param': 'admin_pass'}}}},
+    }}
+
+
+def test_hidden_values_stay_masked_through_simulated_attributes(
+        server, tmp_path):
+    import json
+    stack = 'masked-%s' % uuid.uuid4().hex[:6]
+    code, _, err = conftest.run_openstack(
+        server, 'stack', 'create', stack, '-t', _write(tmp_path, MASKED),
+        '--parameter', 'admin_pass=%s' % SECRET,
+        '--breakpoint-after', 'web', '--breakpoint-after', 'deploy',
+        '--wait')
+    assert code == 0, err
+    hc = server.client()
+    for held in ('web', 'deploy'):
+        code, out, err = conftest.run_openstack(
+            server, 'stack', 'breakpoint', 'show', stack, held, '-f',
+            'json')
+        assert code == 0, err
+        shown = json.loads(out)
+        assert shown['state'] == 'held' and shown['attributes'], shown
+        assert SECRET not in out, held
+        code, _, err = conftest.run_openstack(
+            server, 'stack', 'breakpoint', 'clear', stack, held)
+        assert code == 0, err
+        if held == 'web':
+            utils.wait_resource(hc, stack, 'deploy', 'CREATE_COMPLETE')
+    assert '******' in json.dumps(shown['attributes'])
+    conftest.run_openstack(server, 'stack', 'breakpoint', 'continue',
+                           stack)
+    utils.wait_stack(hc, stack, 'CREATE_COMPLETE')
