@@ -12,8 +12,8 @@
 
 // A public template with servers, launched with no cloud named: the
 // adapter's own local Heat runs it on the simulated cloud. It stops before
-// a server with its inputs, and after the other with its attributes, in
-// a scope that says they are simulated.
+// a server with its inputs, and after it with its attributes, in a scope
+// that says they are simulated.
 'use strict';
 
 const assert = require('assert');
@@ -36,7 +36,7 @@ describe('a public template on the simulated cloud', function () {
     }, () => dc.setBreakpointsRequest({
       source: { path: TEMPLATE },
       breakpoints: [{ line: h.keyLine(TEMPLATE, 'server1') },
-        { line: h.keyLine(TEMPLATE, 'server2'), condition: 'after' }] }));
+        { line: h.keyLine(TEMPLATE, 'server1'), condition: 'after' }] }));
 
     const before = await rec.next('stopped');
     let frame = (await h.frames(dc, before))[0];
@@ -49,7 +49,7 @@ describe('a public template on the simulated cloud', function () {
 
     const after = await rec.next('stopped');
     frame = (await h.frames(dc, after))[0];
-    assert.strictEqual(frame.line, h.keyLine(TEMPLATE, 'server2'));
+    assert.strictEqual(frame.line, h.keyLine(TEMPLATE, 'server1'));
     vars = await h.scopes(dc, frame);
     assert.ok(!('Attributes' in vars), Object.keys(vars).join(', '));
     const attributes = vars['Attributes (simulated)'];
