@@ -164,7 +164,9 @@ def rules(env_breakpoints, state: operations.State) -> list:
             Rule(bp, ENVIRONMENT, armed=False, why='cancel')
             for bp in env_breakpoints]
     elif state.mode == operations.RUN_TO:
-        to = [rule.name for rule in found if rule.source == RUN_TO]
+        # A target stepped into since is still what was run to.
+        to = [path for path, kind in operations.target_items(state.targets)
+              if target_kinds.ran_to(kind)]
         why = 'run to %s' % ', '.join(to) if to else 'run to'
     cleared = {rule.breakpoint.key for rule in found
                if not rule.armed and not rule.first_only}
@@ -441,6 +443,19 @@ def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
 def stack_path(stack) -> tuple:
     """The names of the resources leading to ``stack`` from its root."""
     return _tree(stack).path if stack.owner_id else ()
+
+
+def has_begun(op_action: str, action: str, status: str, updated,
+              started) -> bool:
+    """Whether a resource's action of the running operation has begun.
+
+    Done, failed or running (held before it, it has not: the caller
+    knows its holds): a breakpoint *before* that action can no longer
+    hold in this operation, a retry of a failure included.
+    """
+    if status not in ('COMPLETE', 'FAILED', 'IN_PROGRESS'):
+        return False
+    return is_done(op_action, action, 'COMPLETE', updated, started)
 
 
 def is_done(op_action: str, action: str, status: str, updated,

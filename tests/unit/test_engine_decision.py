@@ -242,6 +242,23 @@ def test_run_to_arms_only_its_target():
     assert decision.explain(found, ('c',), 'create').why == 'run to d'
 
 
+def test_run_to_a_nested_stack_still_says_its_target_once_stepped_into():
+    from heat_breakpoint.engine import target_kinds
+    kind = target_kinds.into(operations.RUN_TO)
+    assert kind == 'into:to' and target_kinds.ran_to(kind)
+    assert target_kinds.into(operations.SET) == operations.STEP_INTO
+    assert not target_kinds.ran_to(target_kinds.into(None))
+    assert target_kinds.split_kind(kind) == (operations.STEP_INTO, 'before')
+    found = decision.rules(bps('db'), operations.State(
+        mode=operations.RUN_TO, targets={'app_tier': kind}))
+    assert decision.explain(found, ('db',), 'create').why == \
+        'run to app_tier'
+    # The step into still holds the first resources of the nested stack.
+    inner = decision.decide(found, ('app_tier', 'web_1'), 'create',
+                            first=True)
+    assert inner is not None and inner.first_only
+
+
 def test_a_clear_of_one_resource_beats_a_pattern():
     found = decision.rules(bps('node_*'), operations.State(
         targets={'node_2': operations.CLEAR}))
