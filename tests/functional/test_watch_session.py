@@ -37,9 +37,9 @@ panes = interactive.panes
 NODES = interactive.NODES
 
 
-def watch_argv(stack, *extra):
+def watch_argv(stack, *extra, interval='0.5'):
     return ('openstack', 'stack', 'breakpoint', 'watch', '-i', stack,
-            '--interval', '0.5') + extra
+            '--interval', interval) + extra
 
 
 def elapsed(screen):
@@ -278,12 +278,9 @@ def test_an_answer_typed_while_a_redraw_took_the_prompt_is_acted_on(
         heat_server, 'stack', 'update', stack_name, '--existing',
         '--parameter', 'version=two', '--breakpoint', 'node')
     assert code == 0, err
-    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
-                   ['node'], 90, what='node held')
-    pane = interactive.watch_pane(heat_server, panes, 'openstack', 'stack',
-                                  'breakpoint', 'watch', '-i', stack_name,
-                                  '--interval', '0.2')
-    pane.wait('Release node?')
+    pane = interactive.watch_pane(heat_server, panes,
+                                  *watch_argv(stack_name, interval='0.2'))
+    pane.wait('Release node?', timeout=120)
     for key in 'can':
         pane.keys('-l', key)
         time.sleep(0.15)

@@ -129,11 +129,16 @@ def test_after_a_failure_is_retried_nothing_holds_before_it(
     osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
 
 
+def create_app(server, stack, *options):
+    """``examples/app.yaml`` as the README creates it, held at once."""
+    osc(server, 'stack', 'create', stack, '-t',
+        os.path.join(EXAMPLES, 'app.yaml'), *options, '--wait')
+
+
 def test_graph_shows_a_held_resource_s_other_breakpoints(
         heat_server, heat, stack_name):
-    osc(heat_server, 'stack', 'create', stack_name, '-t',
-        os.path.join(EXAMPLES, 'app.yaml'), '--breakpoint', 'db',
-        '--breakpoint-after', 'db', '--wait')
+    create_app(heat_server, stack_name, '--breakpoint', 'db',
+               '--breakpoint-after', 'db')
     listed = rows(heat_server, stack_name)
     assert sorted((row['When'], row['State']) for row in listed
                   if row['Resource'] == 'db') == [('after', 'armed'),
@@ -151,9 +156,8 @@ def test_graph_shows_a_held_resource_s_other_breakpoints(
 
 def test_run_to_keeps_its_target_in_why_after_a_step_into_it(
         heat_server, heat, stack_name):
-    osc(heat_server, 'stack', 'create', stack_name, '-t',
-        os.path.join(EXAMPLES, 'app.yaml'), '--breakpoint', 'db',
-        '--breakpoint', 'db_user', '--wait')
+    create_app(heat_server, stack_name, '--breakpoint', 'db',
+               '--breakpoint', 'db_user')
     osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name, '--to',
         'app_tier')
     held(heat, stack_name, 'app_tier')

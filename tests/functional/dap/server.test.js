@@ -131,14 +131,6 @@ class Raw {
   }
 }
 
-async function stackStatus(name) {
-  const answer = await fetch(`${h.ENDPOINT}/stacks/${name}`,
-    { redirect: 'follow' });
-  if (answer.status === 404) return 'gone';
-  const body = await answer.json();
-  return body.stack.stack_status;
-}
-
 function rows(name) {
   return JSON.parse(cli('breakpoint-list', name, '--format', 'json'));
 }
@@ -236,7 +228,7 @@ describe('the adapter as a server (--port)', function () {
       for (const { rec } of sessions) {
         assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
       }
-      assert.deepStrictEqual(await Promise.all(names.map(stackStatus)),
+      assert.deepStrictEqual(await Promise.all(names.map(h.stackStatus)),
         ['CREATE_COMPLETE', 'CREATE_COMPLETE']);
     });
 
@@ -252,9 +244,9 @@ describe('the adapter as a server (--port)', function () {
         breakpoints: [{ line: h.keyLine(CHAIN, 'b') }] });
       raw.request('configurationDone', {});
       await raw.event('stopped');
-      assert.strictEqual(await stackStatus(name), 'CREATE_IN_PROGRESS');
+      assert.strictEqual(await h.stackStatus(name), 'CREATE_IN_PROGRESS');
       raw.sock.destroy(); // the editor died: no disconnect
-      await until(async () => (await stackStatus(name)) === 'gone', 90000,
+      await until(async () => (await h.stackStatus(name)) === 'gone', 90000,
         `stack ${name} deleted`);
     });
 

@@ -21,12 +21,6 @@ const h = require('./helpers');
 
 const CHAIN = h.template('chain.yaml');
 
-async function stackStatus(name) {
-  const answer = await fetch(`${h.ENDPOINT}/stacks/${name}`);
-  if (answer.status === 404) return 'gone';
-  return (await answer.json()).stack.stack_status;
-}
-
 describe('Stop on a create', function () {
   let dc; let rec;
   beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
@@ -47,6 +41,6 @@ describe('Stop on a create', function () {
       await rec.next('terminated');
       assert.match(rec.output, /cancelled the create: the stack is deleted/);
       assert.match(rec.output, /Stack \S+ DELETE_COMPLETE/);
-      assert.strictEqual(await stackStatus(name), 'gone');
+      assert.strictEqual(await h.stackStatus(name), 'gone');
     });
 });
