@@ -39,6 +39,7 @@ from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import ancestry
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import target_kinds
+from heat_breakpoint import reasons
 from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
@@ -446,14 +447,17 @@ def stack_path(stack) -> tuple:
 
 
 def has_begun(op_action: str, action: str, status: str, updated,
-              started) -> bool:
+              started, reason: typing.Optional[str] = None) -> bool:
     """Whether a resource's action of the running operation has begun.
 
-    Done, failed or running (held before it, it has not: the caller
-    knows its holds): a breakpoint *before* that action can no longer
-    hold in this operation, a retry of a failure included.
+    Done, failed or running: a breakpoint *before* that action can no
+    longer hold in this operation, a retry of a failure included. One
+    held before it (its status ``reason`` says so) has not begun.
     """
     if status not in ('COMPLETE', 'FAILED', 'IN_PROGRESS'):
+        return False
+    held = reasons.parse_held(reason) if status == 'IN_PROGRESS' else None
+    if held is not None and 'when' not in held:
         return False
     return is_done(op_action, action, 'COMPLETE', updated, started)
 

@@ -91,7 +91,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
     if (action and facts and result['state'] != DISARMED and (
             decision.is_done(*facts) or (
                 result.get('when') in commands.BEFORE_WHENS and
-                decision.has_begun(*facts)))):
+                decision.has_begun(*facts, reason=rsrc.status_reason)))):
         # Before an action that began, a breakpoint no longer holds.
         result['state'] = DONE
     return result

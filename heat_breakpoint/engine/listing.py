@@ -247,7 +247,7 @@ def _done(conn, root, stacks, paths) -> tuple:
     found = conn.execute(
         sa.select(resource.c.name, resource.c.stack_id, resource.c.action,
                   resource.c.status, resource.c.updated_at,
-                  resource.c.created_at)
+                  resource.c.created_at, resource.c.status_reason)
         .where(resource.c.root_stack_id == root['id'],
                resource.c.name.in_(sorted(names)))).all()
     started = commands.root_started_row(root)
@@ -262,7 +262,7 @@ def _done(conn, root, stacks, paths) -> tuple:
                  row.updated_at or row.created_at, started)
         if decision.is_done(*facts):
             done.add(name)
-        if decision.has_begun(*facts):
+        if decision.has_begun(*facts, reason=row.status_reason):
             begun.add(name)
     return done, begun
 

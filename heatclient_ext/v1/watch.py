@@ -284,9 +284,10 @@ class Session:
         if not snap.status.endswith('_IN_PROGRESS'):
             # Said, not dropped: the loop then says how it ended.
             raise prompt.AnswerError(
-                _('the operation ended (%(status)s) before "%(answer)s" '
-                  'was sent') % {'status': snap.status,
-                                 'answer': printable(line.strip())})
+                _('the operation ended (%(status)s) before %(answer)s was '
+                  'sent') % {'status': snap.status,
+                             'answer': '"%s"' % printable(line.strip())
+                             if line.strip() else _('Enter')})
         # Nothing held is no reason to drop an answer: cancel, c, to R,
         # set R and clear R act on the operation; the others say why not.
         if not line.strip() and named is not None:

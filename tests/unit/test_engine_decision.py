@@ -329,6 +329,28 @@ def test_is_done(op, action, status, expected):
     assert decision.is_done(op, action, status, earlier, started) is False
 
 
+@pytest.mark.parametrize('action, status, reason, expected', [
+    ('CREATE', 'FAILED', 'ValueError: boom', True),  # a failure held
+    ('CREATE', 'IN_PROGRESS', 'state changed', True),  # running, retried
+    ('CREATE', 'COMPLETE', 'state changed', True),
+    # held before its action (or before a change): not begun
+    ('CREATE', 'IN_PROGRESS',
+     'Breakpoint a reached before CREATE (pre-create)', False),
+    ('UPDATE', 'IN_PROGRESS',
+     'Breakpoint a reached before UPDATE (replace)', False),
+    ('INIT', 'COMPLETE', '', False),
+])
+def test_has_begun(action, status, reason, expected):
+    import datetime
+    started = datetime.datetime(2026, 1, 1)
+    later = started + datetime.timedelta(seconds=1)
+    assert decision.has_begun('UPDATE', action, status, later, started,
+                              reason) is expected
+    earlier = started - datetime.timedelta(seconds=1)
+    assert decision.has_begun('UPDATE', action, status, earlier, started,
+                              reason) is False
+
+
 def test_the_hold_key_functional_tests_look_for():
     from heat_breakpoint.engine import parking
     from tests.functional import test_watch_interactive
