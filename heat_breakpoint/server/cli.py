@@ -28,15 +28,13 @@ import sys
 import threading
 import warnings
 
-from heat_breakpoint._i18n import _
-from heat_breakpoint import listen
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
 from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import prompt_delivery
 
 DEFAULT_PORT = 8004
-HOST = listen.HOST
+HOST = '127.0.0.1'
 
 
 def default_state_dir() -> str:
@@ -70,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def bind(port: int) -> socket.socket:
+    from heat_breakpoint import listen  # as the DAP adapter binds
     try:
         return listen.bind(port)
     except listen.ListenError as exc:
@@ -79,7 +78,7 @@ def bind(port: int) -> socket.socket:
 def prepare_state_dir(state_dir: str, reset: bool) -> None:
     if os.path.exists(state_dir) and not os.path.isdir(state_dir):
         raise local_config.SetupError(
-            _('--state-dir %s is a file, not a directory') % state_dir)
+            '--state-dir %s is a file, not a directory' % state_dir)
     try:
         if reset and os.path.isdir(state_dir):
             shutil.rmtree(state_dir)
@@ -87,8 +86,8 @@ def prepare_state_dir(state_dir: str, reset: bool) -> None:
     except OSError as exc:
         # A parent that cannot be made (/proc), no permission: one line.
         raise local_config.SetupError(
-            _('--state-dir %(dir)s cannot be used: %(why)s') % {
-                'dir': state_dir, 'why': exc.strerror or exc})
+            '--state-dir %s cannot be used: %s'
+            % (state_dir, exc.strerror or exc))
 
 
 def client_settings(port: int) -> dict:
