@@ -69,6 +69,9 @@ RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
 RELEASE_SUPERSEDED = 'superseded by a newer operation'
+# The hold's stack (or its root) failed while it was held: Heat ended the
+# operation's traversal, and nothing of it goes on.
+RELEASE_FAILED = 'stack failed'
 # With a continue: how many nested stacks down it disarms breakpoints
 # (``--nested-depth``); without, every level.
 SIGNAL_DEPTH_KEY = 'breakpoint_depth'

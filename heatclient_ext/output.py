@@ -18,7 +18,8 @@ repr for a dict, ``None`` or ``False``. So the commands shape their values
 for the chosen formatter here: JSON and YAML get them exactly as they are;
 every text format gets text with control characters and escape sequences
 escaped (:func:`heatclient_ext.printable.printable`), numbers as numbers,
-``None`` as empty, booleans and containers as JSON.
+``None`` as empty, booleans and containers as JSON. Text made of lines
+of our own (:class:`Lines`) keeps its line breaks in every text format.
 """
 
 import json
@@ -44,6 +45,13 @@ def _json(value) -> str:
                       default=str)
 
 
+class Lines(str):
+    """Text made of lines of our own (a planned change).
+
+    Its line breaks stay in every text format, each line escaped.
+    """
+
+
 def text(value, multiline=False):
     """One value as safe text for a text format.
 
@@ -60,7 +68,7 @@ def text(value, multiline=False):
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, str):
-        if multiline:
+        if multiline or isinstance(value, Lines):
             # a table cell may span lines; each line is escaped
             return '\n'.join(_safe(line) for line in value.splitlines())
         return _safe(value)

@@ -56,8 +56,8 @@ DISARMED = 'disarmed'
 RUNNING_TO = 'running to'
 RUNNING = 'running'
 # Holds that come before the action: too late once it runs.
-_BEFORE_WHENS = (breakpoints.BEFORE, breakpoints.CHANGED,
-                 breakpoints.REPLACED)
+BEFORE_WHENS = (breakpoints.BEFORE, breakpoints.CHANGED,
+                breakpoints.REPLACED)
 
 
 def _refuse(message: str):
@@ -323,7 +323,7 @@ def _apply(root, full: str, kind: str, state: str,
                 % (full, _WORDS[base]))
     when = target_kinds.split_kind(kind)[1]
     if state == RUNNING and base in (operations.SET, operations.RUN_TO) \
-            and when in _BEFORE_WHENS:
+            and when in BEFORE_WHENS:
         _refuse('%s is already running in this operation: a breakpoint '
                 'before it would never hold' % full)
     _parse(full, when)

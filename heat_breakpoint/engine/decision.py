@@ -39,6 +39,7 @@ from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import ancestry
 from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import target_kinds
+from heat_breakpoint import reasons
 from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
@@ -164,7 +165,9 @@ def rules(env_breakpoints, state: operations.State) -> list:
             Rule(bp, ENVIRONMENT, armed=False, why='cancel')
             for bp in env_breakpoints]
     elif state.mode == operations.RUN_TO:
-        to = [rule.name for rule in found if rule.source == RUN_TO]
+        # A target stepped into since is still what was run to.
+        to = [path for path, kind in operations.target_items(state.targets)
+              if target_kinds.ran_to(kind)]
         why = 'run to %s' % ', '.join(to) if to else 'run to'
     cleared = {rule.breakpoint.key for rule in found
                if not rule.armed and not rule.first_only}
@@ -441,6 +444,22 @@ def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
 def stack_path(stack) -> tuple:
     """The names of the resources leading to ``stack`` from its root."""
     return _tree(stack).path if stack.owner_id else ()
+
+
+def has_begun(op_action: str, action: str, status: str, updated,
+              started, reason: typing.Optional[str] = None) -> bool:
+    """Whether a resource's action of the running operation has begun.
+
+    Done, failed or running: a breakpoint *before* that action can no
+    longer hold in this operation, a retry of a failure included. One
+    held before it (its status ``reason`` says so) has not begun.
+    """
+    if status not in ('COMPLETE', 'FAILED', 'IN_PROGRESS'):
+        return False
+    held = reasons.parse_held(reason) if status == 'IN_PROGRESS' else None
+    if held is not None and 'when' not in held:
+        return False
+    return is_done(op_action, action, 'COMPLETE', updated, started)
 
 
 def is_done(op_action: str, action: str, status: str, updated,

@@ -90,10 +90,14 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
             breakpoint=rule.name, source=rule.source, why=rule.why,
             when=rule.breakpoint.when,
             actions=','.join(a.upper() for a in rule.breakpoint.actions))
-    if (action and rsrc is not None and result['state'] != DISARMED and
-            decision.is_done(action, rsrc.action, rsrc.status,
-                             rsrc.updated_time or rsrc.created_time,
-                             commands.root_started_row(root))):
+    facts = (action, rsrc.action, rsrc.status,
+             rsrc.updated_time or rsrc.created_time,
+             commands.root_started_row(root)) if rsrc is not None else None
+    if (action and facts and result['state'] != DISARMED and (
+            decision.is_done(*facts) or (
+                result.get('when') in commands.BEFORE_WHENS and
+                decision.has_begun(*facts, reason=rsrc.status_reason)))):
+        # Before an action that began, a breakpoint no longer holds.
         result['state'] = DONE
     return result
 

@@ -191,8 +191,8 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
     ident = _ident(db_stack.name, db_stack.id)
     exact = [rule.name for rule in found
              if not any(c in rule.name for c in _WILDCARDS)]
-    done = _done(conn, root, stacks, exact) if root['status'] == \
-        _IN_PROGRESS else set()
+    done, begun = _done(conn, root, stacks, exact) if root['status'] == \
+        _IN_PROGRESS else (set(), set())
     rows = []
     for rule in found:
         if (rule.name, rule.breakpoint.when) in holding:
@@ -202,8 +202,11 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
                 rule.breakpoint.key in shown_keys):
             continue  # a clear of a breakpoint the environment names
         state = ARMED if rule.armed else DISARMED
-        if rule.name in done:
-            # Done is what the resource is, whatever disarmed the rule.
+        before = rule.breakpoint.when in commands.BEFORE_WHENS
+        if rule.name in done or (before and rule.name in begun):
+            # Done is what the resource is, whatever disarmed the rule;
+            # before an action that began (a failure held, retried) a
+            # breakpoint no longer holds.
             state = DONE
         row = _rule_row(rule, state, ident)
         if rule.source != decision.ENVIRONMENT and \
@@ -232,29 +235,36 @@ def _hook_rows(env, found, held_rows, db_stack) -> list:
     return rows
 
 
-def _done(conn, root, stacks, paths) -> set:
-    """Which of these resource paths are done in the running operation."""
+def _done(conn, root, stacks, paths) -> tuple:
+    """Which of these resource paths are done in the running operation.
+
+    And which began their action in it (done, failed or running).
+    """
     if not paths:
-        return set()
+        return set(), set()
     resource = models.Resource.__table__
     names = {path.split(breakpoints.SEPARATOR)[-1] for path in paths}
     found = conn.execute(
         sa.select(resource.c.name, resource.c.stack_id, resource.c.action,
                   resource.c.status, resource.c.updated_at,
-                  resource.c.created_at)
+                  resource.c.created_at, resource.c.status_reason)
         .where(resource.c.root_stack_id == root['id'],
                resource.c.name.in_(sorted(names)))).all()
     started = commands.root_started_row(root)
     wanted = set(paths)
-    done = set()
+    done, begun = set(), set()
     for row in found:
         path = stacks.path_below(conn, root['id'], row.stack_id, row.name)
         name = breakpoints.SEPARATOR.join(path) if path else None
-        if name in wanted and decision.is_done(
-                root['action'], row.action, row.status,
-                row.updated_at or row.created_at, started):
+        if name not in wanted:
+            continue
+        facts = (root['action'], row.action, row.status,
+                 row.updated_at or row.created_at, started)
+        if decision.is_done(*facts):
             done.add(name)
-    return done
+        if decision.has_begun(*facts, reason=row.status_reason):
+            begun.add(name)
+    return done, begun
 
 
 def _ident(name, stack_id) -> str:

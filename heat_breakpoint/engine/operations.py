@@ -271,6 +271,7 @@ _FORWARD_QUERY = sa.select(
 
 #: How :func:`forward_ended` says an operation's forward work ended.
 CANCELLED = 'cancelled'
+FAILED = 'failed'
 SUPERSEDED = 'superseded'
 _CANCELLED_SUFFIX = ' cancelled'  # Heat's "Stack UPDATE cancelled"
 
@@ -280,7 +281,9 @@ def forward_ended(root_id: str, root_traversal: str):
 
     None while it runs forward. :data:`CANCELLED` once a cancel was asked
     (our mark), the root rolls back, or Heat stopped it as cancelled;
-    :data:`SUPERSEDED` once a newer operation replaced it. Read from the
+    :data:`FAILED` once it failed (Heat empties a failed stack's
+    traversal); :data:`SUPERSEDED` once a newer operation replaced it.
+    Read from the
     database now, not from any Stack object: the cancel may have been
     served by another engine a moment ago.
     """
@@ -294,8 +297,18 @@ def forward_ended(root_id: str, root_traversal: str):
             (row.status_reason or '').endswith(_CANCELLED_SUFFIX)):
         return CANCELLED
     if row.current_traversal != root_traversal:
-        return SUPERSEDED
+        return failed_or_superseded(row.current_traversal)
     return None
+
+
+def failed_or_superseded(stored_traversal) -> str:
+    """Why a stack's traversal is no longer the hold's.
+
+    Heat's ``Stack.purge_db`` empties the traversal of a stack that
+    failed, so that its checks bail out; any other change is a newer
+    operation (None: the stack is gone).
+    """
+    return FAILED if stored_traversal == '' else SUPERSEDED
 
 
 #: How many targets ``set``, ``clear`` and ``step`` may add to one
@@ -360,6 +373,8 @@ def add_targets(stack, paths, kind: str, limit=None) -> None:
         def stored(digest):
             if clearing:
                 return target_kinds.cleared(found.get(digest), when)
+            if base == STEP_INTO:
+                return target_kinds.into(found.get(digest))
             return kind
 
         new = [dict(root_stack_id=key[0], traversal=key[1],

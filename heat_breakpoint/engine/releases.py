@@ -48,6 +48,7 @@ from heat_breakpoint import reasons
 LOG = logging.getLogger(__name__)
 
 _ENDED = {operations.CANCELLED: reasons.RELEASE_CANCEL,
+          operations.FAILED: reasons.RELEASE_FAILED,
           operations.SUPERSEDED: reasons.RELEASE_SUPERSEDED}
 
 
@@ -63,8 +64,9 @@ def _forward_ended(rsrc, record):
         ended = operations.forward_ended(root_id, record['root_traversal'])
         if ended is not None:
             return _ENDED[ended]
-    if operations.stored_traversal(rsrc.stack.id) != record['traversal']:
-        return reasons.RELEASE_SUPERSEDED
+    stored = operations.stored_traversal(rsrc.stack.id)
+    if stored != record['traversal']:
+        return _ENDED[operations.failed_or_superseded(stored)]
     return None
 
 
@@ -72,7 +74,7 @@ def _run_to_targets(stack) -> str:
     state = operations.read(stack)
     return ', '.join(sorted(
         path for path, kind in operations.target_items(state.targets)
-        if target_kinds.split_kind(kind)[0] == operations.RUN_TO))
+        if target_kinds.ran_to(kind)))
 
 
 def release(rsrc, details) -> None:

@@ -77,6 +77,26 @@ def cleared_origin(kind: str):
     return head.partition(_ORIGIN_MARK)[2] or None
 
 
+def into(previous) -> str:
+    """The kind of a step into a nested stack resource over ``previous``.
+
+    It replaces what was there (its first resources hold, not it), but
+    keeps that it was a ``continue --to`` target (``into:to``): the rest
+    of the operation still says why its breakpoints are off (``run to
+    R``).
+    """
+    if previous is not None and split_kind(previous)[0] == RUN_TO:
+        return STEP_INTO + _ORIGIN_MARK + RUN_TO
+    return STEP_INTO
+
+
+def ran_to(kind: str) -> bool:
+    """Whether a target is, or was until a step into it, run to."""
+    head = kind.partition(_WHEN_MARK)[0]
+    base, _mark, origin = head.partition(_ORIGIN_MARK)
+    return base == RUN_TO or (base == STEP_INTO and origin == RUN_TO)
+
+
 def cleared(previous, when: str) -> str:
     if previous is None:
         return kind_of(CLEAR, when)

@@ -19,7 +19,6 @@ filter are loaded exactly as in a deployed Heat: stevedore and paste.
 """
 
 import argparse
-import errno
 import logging
 import os
 import shutil
@@ -97,26 +96,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def bind(port: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    from heat_breakpoint import listen  # as the DAP adapter binds
     try:
-        sock.bind((HOST, port))
-    except OSError as exc:
-        sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise local_config.SetupError(
-                'port %d on %s is already in use (another server?); '
-                'choose another with --port' % (port, HOST))
-        raise local_config.SetupError('cannot listen on %s:%d: %s'
-                                      % (HOST, port, exc.strerror))
-    sock.listen(64)
-    return sock
+        return listen.bind(port)
+    except listen.ListenError as exc:
+        raise local_config.SetupError(str(exc))
 
 
 def prepare_state_dir(state_dir: str, reset: bool) -> None:
-    if reset and os.path.isdir(state_dir):
-        shutil.rmtree(state_dir)
-    os.makedirs(state_dir, exist_ok=True)
+    if os.path.exists(state_dir) and not os.path.isdir(state_dir):
+        raise local_config.SetupError(
+            '--state-dir %s is a file, not a directory' % state_dir)
+    try:
+        if reset and os.path.isdir(state_dir):
+            shutil.rmtree(state_dir)
+        os.makedirs(state_dir, exist_ok=True)
+    except OSError as exc:
+        # A parent that cannot be made (/proc), no permission: one line.
+        raise local_config.SetupError(
+            '--state-dir %s cannot be used: %s'
+            % (state_dir, exc.strerror or exc))
 
 
 def client_settings(port: int) -> dict:
@@ -328,10 +327,14 @@ def main(argv=None) -> int:
               'cloud (without --no-simulate)', file=sys.stderr)
         return 1
     quiet_eventlet()
+    sock = None
     try:
-        prepare_state_dir(args.state_dir, args.reset)
+        # The port first: a bad one must not reset the state directory.
         sock = bind(args.port)
+        prepare_state_dir(args.state_dir, args.reset)
     except local_config.SetupError as exc:
+        if sock is not None:
+            sock.close()
         print('heat-breakpoint-server: error: %s' % exc, file=sys.stderr)
         return 1
     port = sock.getsockname()[1]

@@ -41,7 +41,8 @@ class Control:
     """The running operation of ``stack``, driven from the editor.
 
     ``resumed(reason, rows)`` is told before every release (the threads
-    of ``rows`` go); ``cancel()`` cancels the operation.
+    of ``rows`` go); ``cancel()`` cancels the operation. ``ours``: what
+    the buttons armed (pause, step out), disarmed when the editor leaves.
     """
 
     def __init__(self, manager, stack, holds, tmap, say, resumed, cancel):
@@ -52,6 +53,7 @@ class Control:
         self.say = say
         self.resumed = resumed
         self.cancel = cancel
+        self.ours = set()
 
     def release(self, rows, how=reasons.RELEASE_CLEAR):
         for row in rows:
@@ -86,7 +88,10 @@ class Control:
 
     def _try_set(self, name):
         try:
-            return self.manager.set(self.stack, name)
+            result = self.manager.set(self.stack, name)
+            if result == bp_v1.ARMED:
+                self.ours.add(name)
+            return result
         except exceptions.USER_ERRORS as exc:
             self.say(exceptions.one_line(exc), 'stderr')
             return None
@@ -108,6 +113,7 @@ class Control:
             try:
                 if self.manager.set(self.stack, name) == bp_v1.ARMED:
                     armed.append(name)
+                    self.ours.add(name)
                     self.holds.reason_at[name] = 'pause'
             except exceptions.USER_ERRORS:
                 pass  # done or running already: nothing to hold there

@@ -155,11 +155,14 @@ class Arming:
     """What is armed in the running operation, changed as the editor says.
 
     ``say(text, category)`` tells the Debug Console what was done.
+    ``ours``: the names this session armed itself (not those armed
+    already), which it disarms when the editor leaves.
     """
 
     def __init__(self, say):
         self.say = say
         self.armed = set()  # (name, when)
+        self.ours = set()
 
     def sync(self, manager, stack, wanted):
         for name, when in sorted(wanted - self.armed):
@@ -169,6 +172,8 @@ class Arming:
                 continue
             try:
                 result = manager.set(stack, name, when)
+                if result == bp_v1.ARMED:
+                    self.ours.add(name)
                 self.say(_('breakpoint %(name)s (%(when)s): %(result)s') % {
                     'name': name, 'when': when, 'result': result})
             except exceptions.USER_ERRORS as exc:
@@ -178,6 +183,7 @@ class Arming:
                 continue  # the same resource, another kind: still wanted
             try:
                 _rows, result = manager.clear(stack, name)
+                self.ours.discard(name)
                 self.say(_('breakpoint %(name)s: %(result)s') % {
                     'name': name, 'result': result})
             except exceptions.USER_ERRORS as exc:

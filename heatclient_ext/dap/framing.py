@@ -13,27 +13,52 @@
 
 Our own twenty lines rather than a library: the framing is the whole of
 the base protocol, the maintained Python adapters (debugpy) do not offer
-it as a reusable piece, and one reader plus one locked writer is all a
-single-session adapter needs.
+it as a reusable piece, and one reader plus one locked writer per
+connection is all the adapter needs.
 """
 
 import json
 import threading
 
 HEADER = b'Content-Length: '
+#: The largest body read. An editor's requests are small (paths, lines,
+#: names); a length beyond this is a broken or hostile peer, refused
+#: before anything is allocated for it.
+MAX_BODY = 4 * 1024 * 1024
+#: The longest header line read, its end included.
+MAX_HEADER_LINE = 1024
 
 
 class ProtocolError(ValueError):
-    """The peer sent something that is not a DAP message."""
+    """The peer sent something that is not a DAP message.
+
+    The stream can no longer be trusted: the session ends.
+    """
+
+
+class BadMessage(ProtocolError):
+    """One message was framed right but is no DAP message.
+
+    The next message starts where this one ended: the session may say
+    why and read on.
+    """
 
 
 def read_message(stream):
-    """The next message (a dict) from a binary stream; None at its end."""
+    """The next message (a dict) from a binary stream; None at its end.
+
+    :class:`ProtocolError` for a broken frame (a bad or too large
+    ``Content-Length``, a header line without end); :class:`BadMessage`
+    for a body that is not a JSON object.
+    """
     length = None
     while True:
-        line = stream.readline()
+        line = stream.readline(MAX_HEADER_LINE)
         if not line:
             return None
+        if not line.endswith(b'\n') and len(line) >= MAX_HEADER_LINE:
+            raise ProtocolError('header line longer than %d bytes'
+                                % MAX_HEADER_LINE)
         line = line.rstrip(b'\r\n')
         if not line:
             if length is None:
@@ -44,13 +69,20 @@ def read_message(stream):
                 length = int(line[len(HEADER):])
             except ValueError:
                 raise ProtocolError('bad Content-Length: %r' % line)
+            if not 0 <= length <= MAX_BODY:
+                raise ProtocolError('Content-Length %d is out of range '
+                                    '(0 to %d)' % (length, MAX_BODY))
     body = stream.read(length)
     if len(body) < length:
         return None
     try:
-        return json.loads(body.decode('utf-8'))
+        message = json.loads(body.decode('utf-8'))
     except ValueError as exc:
-        raise ProtocolError('body is not JSON: %s' % exc)
+        raise BadMessage('body is not JSON: %s' % exc)
+    if not isinstance(message, dict):
+        raise BadMessage('a message is a JSON object, not %s'
+                         % type(message).__name__)
+    return message
 
 
 def encode(message) -> bytes:

@@ -94,10 +94,14 @@ class LocalHeat:
         log.close()
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            proc = self.proc
+            if proc is None:  # stopped meanwhile: the session ended
+                raise exceptions.BreakpointCommandError(
+                    _('The local Heat was stopped before it answered'))
+            if proc.poll() is not None:
                 raise exceptions.BreakpointCommandError(
                     _('The local Heat exited with %(code)s: %(tail)s') % {
-                        'code': self.proc.returncode,
+                        'code': proc.returncode,
                         'tail': exceptions.one_line(self._tail())})
             try:
                 if requests.get(self.endpoint + '/stacks',
@@ -159,22 +163,31 @@ def _store_for_delete(manager, ident, breakpoints_, say):
         _('The update storing the breakpoints of %s did not end') % ident)
 
 
+def check_launch(args) -> None:
+    """Refuse, before anything starts, a launch that cannot be sent."""
+    action = args.get('action') or 'create'
+    if action not in ACTIONS:
+        raise exceptions.BreakpointCommandError(
+            _('action must be one of %(actions)s, not %(action)r') % {
+                'actions': ', '.join(ACTIONS), 'action': action})
+    if not args.get('stack'):
+        raise exceptions.BreakpointCommandError(
+            _('launch needs "stack": the name of the stack'))
+    if action != 'delete' and not args.get('template'):
+        raise exceptions.BreakpointCommandError(
+            _('launch needs "template": the path of the template file'))
+
+
 def start(manager, args, breakpoints_, say=lambda text: None):
     """Send the launch's create, update or delete; the stack's ident.
 
     ``breakpoints_`` (model breakpoints) travel in the environment, as
     ``--breakpoint`` and its kinds would (for a delete, stored first).
     """
+    check_launch(args)
     client = manager.client
     action = args.get('action') or 'create'
-    if action not in ACTIONS:
-        raise exceptions.BreakpointCommandError(
-            _('action must be one of %(actions)s, not %(action)r') % {
-                'actions': ', '.join(ACTIONS), 'action': action})
-    stack = args.get('stack')
-    if not stack:
-        raise exceptions.BreakpointCommandError(
-            _('launch needs "stack": the name of the stack'))
+    stack = args['stack']
     if action == 'delete':
         st = manager.get_stack(stack)
         ident = '%s/%s' % (st.stack_name, st.id)
@@ -182,10 +195,7 @@ def start(manager, args, breakpoints_, say=lambda text: None):
             _store_for_delete(manager, ident, breakpoints_, say)
         client.stacks.delete(st.id)
         return ident
-    template = args.get('template')
-    if not template:
-        raise exceptions.BreakpointCommandError(
-            _('launch needs "template": the path of the template file'))
+    template = args['template']
     existing = bool(args.get('existing'))
     st = manager.get_stack(stack) if action == 'update' else None
     ident = '%s/%s' % (st.stack_name, st.id) if st else None

@@ -30,6 +30,7 @@ from heatclient import exc as heat_exc
 
 from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
+from heatclient_ext.dap import arguments
 from heatclient_ext.dap import control as dap_control
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext.dap import heat
@@ -39,6 +40,7 @@ from heatclient_ext.dap import variables
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import prompt
 from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch
 
@@ -64,6 +66,8 @@ def capabilities():
         'supportsEvaluateForHovers': True,
         'supportsRestartFrame': True,
         'supportsTerminateRequest': True,
+        'supportTerminateDebuggee': True,
+        'supportSuspendDebuggee': True,
         'supportsExceptionInfoRequest': True,
         'supportsSingleThreadExecutionRequests': True,
         'exceptionBreakpointFilters': [{
@@ -97,6 +101,10 @@ class Session:
         self.seen_events = set()
         self.finished = threading.Event()
         self.ended = threading.Event()  # disconnect: stop reading
+        # Whether the editor left (disconnect, or the connection lost),
+        # decided once, against a launch that may still be starting.
+        self.life = threading.Lock()
+        self.left = False
         self.poller = None
         self.started_at = None
         self.seen_running = False
@@ -121,8 +129,9 @@ class Session:
 
     def handle(self, request):
         """Answer one request (launch and attach answer from a thread)."""
-        command = request.get('command', '')
-        handler = getattr(self, 'on_' + command, None)
+        command = request.get('command')
+        handler = getattr(self, 'on_' + command, None) \
+            if isinstance(command, str) else None
         if command in ('launch', 'attach'):
             threading.Thread(target=self._answer,
                              args=(request, handler), daemon=True).start()
@@ -130,13 +139,17 @@ class Session:
         self._answer(request, handler)
 
     def _answer(self, request, handler):
+        command = request.get('command')
         response = {'type': 'response', 'request_seq': request.get('seq'),
-                    'command': request.get('command'), 'success': True}
+                    'command': command, 'success': True}
         try:
+            if not isinstance(command, str):
+                raise RequestError(_('a request needs "command", a string'))
             if handler is None:
-                raise RequestError(_('%s is not supported') %
-                                   request.get('command'))
-            body = handler(request.get('arguments') or {})
+                raise RequestError(_('%s is not supported') % command)
+            args = request.get('arguments')
+            body = handler(arguments.check(
+                command, {} if args is None else args, {}))
             if body is not None:
                 response['body'] = body
         except (RequestError, exceptions.BreakpointCommandError,
@@ -158,10 +171,15 @@ class Session:
             self.client = heat.client_for(args.get('endpoint'),
                                           args.get('cloud'))
         else:
-            self.local = heat.LocalHeat().start(self.say)
+            local = heat.LocalHeat()
+            with self.life:
+                if self.left:
+                    raise RequestError(_('the editor has left'))
+                self.local = local  # close() stops it, even half started
+            local.start(self.say)
             self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
-                'url': self.local.endpoint, 'dir': self.local.state_dir})
-            self.client = heat.client_for(self.local.endpoint)
+                'url': local.endpoint, 'dir': local.state_dir})
+            self.client = heat.client_for(local.endpoint)
         self.manager = bp_v1.BreakpointManager(self.client)
 
     def _template_map(self, args):
@@ -177,6 +195,8 @@ class Session:
             self._resumed, self.cancel)
 
     def on_launch(self, args):
+        arguments.check('launch', args, arguments.LAUNCH)
+        heat.check_launch(args)
         self._template_map(args)
         self.action = args.get('action') or 'create'
         self._connect(args)
@@ -195,13 +215,25 @@ class Session:
             bps = [bp for name, when in sorted(wanted | entry)
                    for bp in breakpoints.parse_names([name], actions, when)]
             self.started_at = time.monotonic()
-            self._started(heat.start(self.manager, args, bps, self.say))
+            ident = heat.start(self.manager, args, bps, self.say)
+            with self.life:
+                self._started(ident)
+                gone = self.left
             self.arming.armed = wanted
+            self.arming.ours.update(name for name, _w in wanted | entry)
+        if gone:
+            # The editor left while the operation was being sent: nobody
+            # would ever release it. As its disconnect would have done.
+            LOG.info('launch of %s ended: the editor left', ident)
+            self.cancel()
+            self.close()
+            return
         self.say(_('%(action)s of stack %(stack)s started') % {
             'action': self.action, 'stack': self.stack})
         self._start_polling()
 
     def on_attach(self, args):
+        arguments.check('attach', args, arguments.ATTACH)
         if not args.get('stack'):
             raise RequestError(_('attach needs "stack": the name or ID of '
                                  'the stack'))
@@ -225,16 +257,32 @@ class Session:
     # -- breakpoints
 
     def on_setBreakpoints(self, args):
-        source = os.path.abspath((args.get('source') or {}).get('path', ''))
+        arguments.check('setBreakpoints', args, arguments.BREAKPOINTS)
+        path = (args.get('source') or {}).get('path')
+        if not isinstance(path, str) or not path:
+            raise RequestError(_('setBreakpoints: "source" needs "path", '
+                                 'the path of the template file'))
+        source = os.path.abspath(path)
         specs = args.get('breakpoints')
         if specs is None:
             specs = [{'line': line} for line in args.get('lines') or []]
+        for spec in specs:
+            arguments.check('setBreakpoints', spec, arguments.LINE,
+                            _('each breakpoint'))
+            if spec.get('line') is None:
+                raise RequestError(_('setBreakpoints: each breakpoint '
+                                     'needs "line"'))
         with self.holds.lock:
             found = self.breakpoints.set_lines(self.map, source, specs)
             self._arm()
         return {'breakpoints': [bp.body() for bp in found]}
 
     def on_setFunctionBreakpoints(self, args):
+        arguments.check('setFunctionBreakpoints', args,
+                        arguments.FUNCTION_BREAKPOINTS)
+        for spec in args.get('breakpoints') or []:
+            arguments.check('setFunctionBreakpoints', spec,
+                            arguments.FUNCTION, _('each breakpoint'))
         with self.holds.lock:
             found = self.breakpoints.set_functions(
                 args.get('breakpoints') or [])
@@ -242,8 +290,22 @@ class Session:
         return {'breakpoints': [bp.body() for bp in found]}
 
     def on_setExceptionBreakpoints(self, args):
+        arguments.check('setExceptionBreakpoints', args,
+                        arguments.EXCEPTION_BREAKPOINTS)
+        filters = list(args.get('filters') or [])
+        for option in args.get('filterOptions') or []:
+            arguments.check('setExceptionBreakpoints', option,
+                            arguments.FILTER_OPTION, _('each filter option'))
+            filters.append(option.get('filterId'))
+        unknown = sorted(set(filters) - {editor_breakpoints.FAILURES},
+                         key=str)
+        if unknown:
+            raise RequestError(_('setExceptionBreakpoints: unknown filter '
+                                 '%(filter)r: the one filter is %(known)r') %
+                               {'filter': unknown[0],
+                                'known': editor_breakpoints.FAILURES})
         with self.holds.lock:
-            self.breakpoints.set_filters(list(args.get('filters') or []))
+            self.breakpoints.set_filters(filters)
             self._arm()
         return {}
 
@@ -460,53 +522,84 @@ class Session:
         return {'result': result, 'variablesReference': 0}
 
     def cancel(self):
-        """Cancel the operation: an update rolls back, a create is removed.
+        """Stop: cancel the operation as every front end cancels it.
 
-        Then free what is held, so that nothing stays parked.
+        An update rolls back; a create is stopped and the stack deleted
+        (:meth:`.BreakpointManager.cancel`, as ``cancel`` in ``watch
+        -i``); what is held is released, so that nothing stays parked. A
+        delete cannot be cancelled: what it holds is released and it
+        goes on.
         """
-        if self.stack is None or self.finished.is_set():
+        if self.stack is None or self.finished.is_set() or self.expect:
             return
         st = self.manager.get_stack(self.stack)
         status = st.stack_status or ''
         if not status.endswith('_IN_PROGRESS'):
             return
+        rows = self.holds.rows(None, single=False)
         self.expect_since = time.monotonic()
         self.expect = 'ROLLBACK' if status.startswith('UPDATE') else 'DELETE'
-        try:
-            if status.startswith('UPDATE'):
-                self.client.actions.cancel_update(self.stack)
-                self.say(_('cancelled the update: Heat rolls it back'))
-            elif status.startswith('CREATE'):
-                self.client.actions.cancel_without_rollback(self.stack)
-                self.say(_('cancelled the create: the stack is deleted'))
-        except Exception as exc:
-            self.expect = None
-            raise RequestError(_('Cannot cancel: %s') %
-                               exceptions.one_line(exc))
-        rows = self.holds.rows(None, single=False)
         self._resumed(None, rows)
-        self.control.release(rows)
-        if status.startswith('CREATE'):
-            # The rollback of a create: the stack goes, once it stopped.
-            for _i in range(100):
-                st = self.manager.get_stack(self.stack)
-                if not (st.stack_status or '').endswith('_IN_PROGRESS'):
-                    break
-                time.sleep(0.2)
-            self.client.stacks.delete(self.stack)
+        if status.startswith('DELETE'):
+            self.control.release(rows)
+            return
+        try:
+            what, _rows = self.manager.cancel(self.stack, rows)
+        except exceptions.USER_ERRORS as exc:
+            self.expect = None
+            raise RequestError(exceptions.one_line(exc))
+        if what == bp_v1.CANCEL_DELETE:
             self.action = 'delete'
+            self.say(prompt.CANCELLED[what])
+        else:
+            self.say(_('cancelled the update: Heat rolls it back'))
 
     def on_disconnect(self, args):
+        arguments.check('disconnect', args, arguments.DISCONNECT)
+        self.leave(args.get('terminateDebuggee'),
+                   bool(args.get('suspendDebuggee')))
+
+    def leave(self, terminate=None, suspend=False):
+        """The editor leaves (``disconnect``, or its connection is lost).
+
+        ``terminate`` (default: for a launch, not for an attach) cancels
+        the operation as Stop does. Otherwise what this session armed
+        (its line, function and failure breakpoints, what Pause and Step
+        out armed) is disarmed, a hold at one of them released, unless
+        ``suspend`` (DAP's ``suspendDebuggee``) asks to keep it all. The
+        Debug Console's commands are the watch prompt's and stay done.
+        """
+        with self.life:
+            if self.left:
+                return
+            self.left = True
+            stack = self.stack
         try:
-            if not self.attached and args.get('terminateDebuggee', True) \
-                    and not self.finished.is_set():
+            if stack is not None and not self.finished.is_set():
+                if terminate is None:
+                    terminate = not self.attached
                 try:
-                    self.cancel()
+                    if terminate:
+                        self.cancel()
+                    elif not suspend:
+                        self._disarm_ours()
                 except (RequestError,) + exceptions.USER_ERRORS as exc:
-                    LOG.info('on disconnect: %s', exc)
+                    LOG.info('on leaving: %s', exc)
         finally:
             self.close()
-        self.ended.set()
+            self.ended.set()
+
+    def _disarm_ours(self):
+        ours = set(self.arming.ours)
+        if self.control is not None:
+            ours |= self.control.ours
+        for name in sorted(ours):
+            try:
+                _rows, result = self.manager.clear(self.stack, name)
+                LOG.info('on leaving: %s %s', name, result)
+            except exceptions.USER_ERRORS as exc:
+                # Done meanwhile, or disarmed from elsewhere: nothing to do.
+                LOG.info('on leaving: %s: %s', name, exc)
 
     def close(self):
         """End polling; stop the local Heat this session started."""

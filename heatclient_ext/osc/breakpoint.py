@@ -103,7 +103,7 @@ def show_breakpoint(client, args):
     for key in ('requires', 'required_by', 'next'):
         shown[key] = shown[key] or []
     if output.formatter_of(args) not in output.EXACT_FORMATS:
-        shown['change'] = bp_changes.text(shown['change'])
+        shown['change'] = output.Lines(bp_changes.text(shown['change']))
     return SHOW_FIELDS, output.values(
         args, tuple(shown[key] for key in SHOW_FIELDS))
 

@@ -65,8 +65,9 @@ def add_interactive_option(parser):
         help=_('When something is held, prompt: Enter steps the resource '
                'the prompt names (retries it when it failed); a name or '
                'glob releases those; c continues; "to R", "set R", '
-               '"clear R", "retry R"; cancel cancels the operation (Heat '
-               'rolls back); ? shows help; q leaves it held'))
+               '"clear R", "retry R"; cancel cancels the operation (an '
+               'update rolls back, a create is stopped and the stack '
+               'deleted); ? shows help; q leaves it held'))
 
 
 def add_reconnect_option(parser):

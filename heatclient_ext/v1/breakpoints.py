@@ -56,6 +56,11 @@ DONE = 'done'
 WAITING = 'waiting'
 # What set and clear report when there was nothing to change.
 ALREADY_HELD = 'already held'
+#: What a cancel made of the operation (:meth:`BreakpointManager.cancel`).
+CANCEL_ROLLBACK = 'rollback'
+CANCEL_DELETE = 'delete'
+#: Seconds a cancelled create may take to stop before it is deleted.
+CANCEL_STOP_WAIT = 20
 ALREADY_ARMED = 'already armed'
 ALREADY_DISARMED = 'already disarmed'
 
@@ -491,6 +496,61 @@ class BreakpointManager(stock.StockListing):
                                'resource held on failure'), name=name,
                              when=when, action=row['action'])
         return self.release(stack, name, reasons.RELEASE_RETRY, rows or None)
+
+    def cancel(self, stack, held=(), wait=CANCEL_STOP_WAIT,
+               sleep=time.sleep):
+        """Cancel the stack's running operation; what it became.
+
+        An update is cancelled as ``openstack stack cancel`` cancels it:
+        Heat rolls it back (:data:`CANCEL_ROLLBACK`). Heat refuses that
+        for a create, and has no API to roll a create back: the create
+        is stopped (``openstack stack cancel --no-rollback``) and the
+        stack deleted, which is what Heat's own rollback of a failed
+        create leaves (:data:`CANCEL_DELETE`). Either way the ``held``
+        rows are then released, so that nothing stays parked (the
+        engine ends them as cancelled: no forward work resumes).
+
+        Returns ``(what, released rows)``. Every front end cancels
+        through here, so that a cancel means the same everywhere.
+        """
+        st = self.get_stack(stack)
+        ident = _ident(st)
+        status = st.stack_status or ''
+        if not _running(st):
+            raise _error(_('Nothing is running in stack %(stack)s '
+                           '(%(status)s): nothing to cancel'),
+                         stack=st.stack_name, status=status)
+        creating = status.startswith('CREATE')
+        try:
+            if creating:
+                self.client.actions.cancel_without_rollback(ident)
+            else:
+                self.client.actions.cancel_update(ident)
+        except heat_exc.HTTPException as exc:
+            raise _error(_('Cannot cancel: %(reason)s'),
+                         reason=_server_words(exc))
+        released = []
+        for row in held:
+            try:
+                self.release(ident, row['resource'], reasons.RELEASE_CLEAR,
+                             [row])
+                released.append(row)
+            except exceptions.USER_ERRORS:
+                pass  # the cancel already let it go
+        if not creating:
+            return CANCEL_ROLLBACK, released
+        # The stopped create: its traversal ends at once; delete after.
+        deadline = time.monotonic() + wait
+        while _running(self.get_stack(ident)) and \
+                time.monotonic() < deadline:
+            sleep(0.2)
+        try:
+            self.client.stacks.delete(ident)
+        except heat_exc.HTTPException as exc:
+            raise _error(_('Cancelled the create of %(stack)s, but cannot '
+                           'delete it: %(reason)s'), stack=st.stack_name,
+                         reason=_server_words(exc))
+        return CANCEL_DELETE, released
 
     @staticmethod
     def _require_plugin(rows, what):

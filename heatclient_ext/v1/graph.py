@@ -153,20 +153,23 @@ def _matcher(row):
 def _mark(nodes, rows):
     held = {row.get('resource'): row for row in rows
             if row.get('state') == bp_v1.HELD}
-    armed = [(_matcher(row), _breakpoint_text(row),
-              _when(row) == breakpoints.BEFORE and
+    armed = [(_matcher(row), _breakpoint_text(row), _when(row),
               row.get('state') == bp_v1.ARMED) for row in rows
              if row.get('state') != bp_v1.HELD]
     for node in nodes:
+        found = [(text, when, live) for matches, text, when, live in armed
+                 if matches(node.path)]
         row = held.get(node.path_name)
         if row is not None:
-            # Held says more than the breakpoint that holds it.
+            # Held says more than the breakpoint that holds it; another
+            # kind of hold still ahead (after it, on its failure) is said
+            # too, as ``list`` says it.
             node.held = _held_text(row)
-            continue
-        found = [(text, before) for matches, text, before in armed
-                 if matches(node.path)]
-        node.marks = list(dict.fromkeys(text for text, _b in found))
-        node.stops_before = any(before for _t, before in found)
+            found = [(text, when, live) for text, when, live in found
+                     if live and when != _when(row)]
+        node.marks = list(dict.fromkeys(text for text, _w, _l in found))
+        node.stops_before = row is None and any(
+            live and when == breakpoints.BEFORE for _t, when, live in found)
 
 
 def build(stack_name, stack_status, resources, rows=()):

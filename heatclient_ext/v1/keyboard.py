@@ -20,8 +20,15 @@ interrupts) and keeps what is typed so far, which the redrawn screen
 shows again after the prompt; from a pipe it reads what has come; from
 anything without a file descriptor (a test's ``StringIO``) it reads a
 line as before.
+
+No key is lost: what is typed after Enter in the same read (keys typed
+while the session was busy redrawing arrive together) is kept for the
+next line, a character split between two reads is put together again,
+and keys typed before the session switched the terminal to cbreak mode
+are not flushed.
 """
 
+import codecs
 import contextlib
 import os
 import select
@@ -54,6 +61,8 @@ class LineReader:
         self.fd = _fileno(stdin)
         self.terminal = self.fd is not None and _isatty(self.fd)
         self.typed = ''  # a terminal's line so far
+        self._keys = ''  # a terminal's keys read, not yet taken
+        self._decoder = codecs.getincrementaldecoder('utf-8')('replace')
         self._data = b''  # a pipe's bytes not yet split into lines
         self._ended = False
 
@@ -67,7 +76,8 @@ class LineReader:
         import tty
         saved = termios.tcgetattr(self.fd)
         try:
-            tty.setcbreak(self.fd)
+            # TCSANOW: what was typed ahead stays to be read.
+            tty.setcbreak(self.fd, termios.TCSANOW)
             yield self
         finally:
             termios.tcsetattr(self.fd, termios.TCSADRAIN, saved)
@@ -109,16 +119,19 @@ class LineReader:
         return line.decode('utf-8', 'replace').rstrip('\r')
 
     def _read_keys(self, timeout):
-        while self._ready(timeout):
+        while True:
+            while self._keys:
+                char, self._keys = self._keys[0], self._keys[1:]
+                line = self._key(char)
+                if line is not None:
+                    return line  # the keys after it wait for the next
+            if not self._ready(timeout):
+                return None
             timeout = 0
             chunk = os.read(self.fd, 1024)
             if not chunk:
                 raise EOFError()
-            for char in chunk.decode('utf-8', 'replace'):
-                line = self._key(char)
-                if line is not None:
-                    return line
-        return None
+            self._keys += self._decoder.decode(chunk)
 
     def _key(self, char):
         """One key; the line when it ends one."""

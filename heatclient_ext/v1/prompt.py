@@ -29,6 +29,7 @@ from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
+from heatclient_ext.v1 import breakpoints as bp_v1
 
 Answer = collections.namedtuple('Answer', ('verb', 'arg'))
 STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP, QUIT = (
@@ -39,6 +40,9 @@ _WORDS = {'c': CONTINUE, 'continue': CONTINUE, 'cancel': CANCEL,
 _WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR, 'retry': RETRY}
 _GLOB = re.compile(r'[*?\[]')
 
+#: The prompt while nothing is held, shown once something is typed.
+IDLE_PROMPT = _('Nothing held now [c, to R, set R, clear R, cancel, ?, q] '
+                '> ')
 PROMPT_HELP = _('Enter: see the prompt | NAME or GLOB: release | c: '
                 'continue | to R | set R | clear R | retry [R] | cancel | '
                 '? : help | q: leave')
@@ -53,9 +57,17 @@ HELP_LINES = (
     _('set R      arm a breakpoint on R for the rest of this operation'),
     _('clear R    release R, or disarm its breakpoint'),
     _('retry [R]  run the failed action of R (held on failure) again'),
-    _('cancel     cancel the operation: Heat rolls it back'),
+    _('cancel     cancel the operation: an update rolls back, a create '
+      'is stopped and the stack deleted'),
     _('q          leave: the operation stays as it is'),
 )
+
+#: What a cancel made of the operation, in the words every front end
+#: says it with (:meth:`.BreakpointManager.cancel`).
+CANCELLED = {bp_v1.CANCEL_ROLLBACK: _('cancelled the operation: Heat '
+                                      'rolls it back'),
+             bp_v1.CANCEL_DELETE: _('cancelled the create: the stack is '
+                                    'deleted')}
 
 
 class AnswerError(exceptions.BreakpointCommandError):

@@ -288,8 +288,11 @@ class Screen:
         typed = self.keys.typed if self.keys is not None else ''
         if self.redraw:
             size = self.size()
-            ask = prompt.prompt_text(held, size.columns) + typed \
-                if held else ''
+            if held:
+                ask = prompt.prompt_text(held, size.columns) + typed
+            else:
+                # What was typed at a prompt a redraw took away stays.
+                ask = prompt.IDLE_PROMPT + typed if typed else ''
             # the prompt's own lines are kept free at the bottom
             rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
             lines = frame(snap, self.log, size.columns,

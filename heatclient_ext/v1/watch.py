@@ -22,8 +22,6 @@ typed without stopping the screen (:mod:`.keyboard`) and the loop
 import contextlib
 import time
 
-from heatclient import exc as heat_exc
-
 from heat_breakpoint import reasons
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -93,7 +91,7 @@ class Session:
 
     def __init__(self, client, stack, out, stdin=None, nested_depth=None,
                  interval=2.0, interactive=False, redraw=False,
-                 sleep=time.sleep, cancel=None,
+                 sleep=time.sleep,
                  reconnect_timeout=reading.RECONNECT_TIMEOUT,
                  clock=time.monotonic, size=None):
         self.client = client
@@ -104,8 +102,6 @@ class Session:
         self.interactive = interactive
         self.redraw = redraw
         self.sleep = sleep
-        self._cancel = cancel or (
-            lambda stack_id: client.actions.cancel_update(stack_id))
         self.reconnect = reading.Reconnect(reconnect_timeout, clock)
         self.screen = Screen(out, redraw, size or (lambda: terminal_size(out)))
         self.keys = self.screen.keys = keyboard.LineReader(
@@ -196,7 +192,10 @@ class Session:
                               _('during the rollback'))
                 continue
             self.show(snap, held)
-            if held and self.interactive:
+            # On a terminal the keyboard is read whether or not something
+            # is held: an answer typed while a redraw took the prompt
+            # away is acted on (or refused in a line), never left unread.
+            if self.interactive and (held or self.keys.terminal):
                 if self._wait_answer() == QUIT:
                     self.say(self._left_text(_('left')))
                     return EXIT_COMPLETE
@@ -282,8 +281,15 @@ class Session:
         named = self._named
         snap = self.refresh()
         held = held_rows(snap)
-        if not snap.status.endswith('_IN_PROGRESS') or not held:
-            return None  # the loop says why
+        if not snap.status.endswith('_IN_PROGRESS'):
+            # Said, not dropped: the loop then says how it ended.
+            raise prompt.AnswerError(
+                _('the operation ended (%(status)s) before %(answer)s was '
+                  'sent') % {'status': snap.status,
+                             'answer': '"%s"' % printable(line.strip())
+                             if line.strip() else _('Enter')})
+        # Nothing held is no reason to drop an answer: cancel, c, to R,
+        # set R and clear R act on the operation; the others say why not.
         if not line.strip() and named is not None:
             # Enter means what the prompt named, if it is still held.
             rows = [row for row in held if row['resource'] == named]
@@ -345,22 +351,14 @@ class Session:
             'note': ' %s' % note if note else ''})
 
     def cancel(self, held):
-        """Cancel the update (Heat rolls back), then free what is held."""
-        try:
-            self._cancel(self.stack)
-        except heat_exc.HTTPException as exc:
-            raise exceptions.BreakpointCommandError(
-                _('Cannot cancel: %s') % exceptions.one_line(exc))
+        """Cancel as the DAP's Stop does, then free what is held.
+
+        An update rolls back; a create is stopped and the stack deleted
+        (:meth:`.BreakpointManager.cancel`).
+        """
+        what, released = self.manager.cancel(self.stack, held)
         self.cancelled = True
-        self.say(_('cancelled the operation: Heat rolls it back'))
-        released = []
-        for row in held:
-            try:
-                self.manager.release(self.stack, row['resource'],
-                                     reasons.RELEASE_CLEAR, [row])
-                released.append(row['resource'])
-            except exceptions.USER_ERRORS:
-                pass  # the rollback already let it go
+        self.say(prompt.CANCELLED[what])
         if released:
             self.say(_('released %s (clear) so nothing stays parked')
-                     % _names(released))
+                     % _names([row['resource'] for row in released]))

@@ -24,7 +24,9 @@ cancelled)``, nothing stays held and no row of ours is left behind.
 
 import os
 import sqlite3
+import subprocess
 
+from heatclient import exc as heat_exc
 import pytest
 
 from heat_breakpoint import reasons
@@ -235,3 +237,27 @@ def test_cancel_from_watch_interactive_two_levels_down(
     assert 'Stack %s ROLLBACK_' % stack_name in screen
     assert_nothing_forward(heat_server, heat, stack_name, before,
                            'mid/inner/rep')
+
+
+def test_cancel_of_a_create_from_watch_does_what_the_dap_stop_does(
+        heat_server, heat, stack_name):
+    # Heat rolls no create back on request ("Cancelling update when
+    # stack is CREATE_IN_PROGRESS is not supported"): the watch's cancel
+    # stops the create and deletes the stack, as the DAP's Stop does
+    # (tests/functional/dap/stop.test.js), leaving nothing parked.
+    test_engine.create(heat, stack_name, 'chain.yaml', 'B')
+    wait_hold(heat, stack_name, 'B', 'CREATE_IN_PROGRESS')
+    root_id = heat.stacks.get(stack_name).id
+    proc = subprocess.run(
+        [os.path.join(interactive.BIN, 'openstack'), 'stack', 'breakpoint',
+         'watch', '-i', stack_name, '--interval', '0.5'],
+        input='cancel\n', capture_output=True, text=True, timeout=180,
+        env=dict(os.environ, **heat_server.env))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert 'cancelled the create: the stack is deleted' in proc.stdout
+    assert 'released B (clear) so nothing stays parked' in proc.stdout
+    assert 'Stack %s DELETE_COMPLETE' % stack_name in proc.stdout
+    with pytest.raises(heat_exc.HTTPNotFound):
+        heat.stacks.get(stack_name)
+    utils.wait_for(lambda: not rows_left(heat_server, root_id), 30,
+                   what='no rows of ours left')

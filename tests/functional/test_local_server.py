@@ -148,3 +148,42 @@ def test_busy_port_is_a_one_line_error(heat_server, tmp_path):
         'in use (another server?); choose another with --port'
         % heat_server.port)
     assert 'Traceback' not in proc.stderr
+
+
+def _run_server(*argv):
+    return subprocess.run([sys.executable, '-m', 'heat_breakpoint.server']
+                          + list(argv), capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.mark.parametrize('port', ['99999', '-5', '65536'])
+def test_a_port_out_of_range_is_one_line_and_resets_nothing(tmp_path, port):
+    state = tmp_path / 'state'
+    state.mkdir()
+    (state / 'kept').write_text('a stack database')
+    proc = _run_server('--port', port, '--state-dir', str(state), '--reset')
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        'heat-breakpoint-server: error: --port %s is not a TCP port: give '
+        'one from 1 to 65535, or 0 for a free one' % port]
+    # The bad port is found before --reset empties the state directory.
+    assert (state / 'kept').read_text() == 'a stack database'
+
+
+def test_a_state_dir_that_cannot_be_made_is_one_line():
+    proc = _run_server('--port', '0', '--state-dir', '/proc/nope')
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        'heat-breakpoint-server: error: --state-dir /proc/nope cannot be '
+        'used: No such file or directory']
+
+
+def test_a_state_dir_on_a_file_is_one_line_and_keeps_it(tmp_path):
+    taken = tmp_path / 'file'
+    taken.write_text('not a directory')
+    proc = _run_server('--port', '0', '--state-dir', str(taken), '--reset')
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        'heat-breakpoint-server: error: --state-dir %s is a file, not a '
+        'directory' % taken]
+    assert taken.read_text() == 'not a directory'

@@ -25,6 +25,7 @@ import time
 import pytest
 
 from heat_breakpoint import breakpoints
+from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import test_outcomes
 from tests.functional import test_parked_holds
@@ -36,9 +37,9 @@ panes = interactive.panes
 NODES = interactive.NODES
 
 
-def watch_argv(stack, *extra):
+def watch_argv(stack, *extra, interval='0.5'):
     return ('openstack', 'stack', 'breakpoint', 'watch', '-i', stack,
-            '--interval', '0.5') + extra
+            '--interval', interval) + extra
 
 
 def elapsed(screen):
@@ -263,3 +264,37 @@ def test_a_small_terminal_keeps_the_header_and_whole_names(
     pane.answer('c')
     screen = pane.wait('EXIT=0')
     assert 'Stack %s CREATE_COMPLETE' % stack_name in screen
+
+
+def test_an_answer_typed_while_a_redraw_took_the_prompt_is_acted_on(
+        heat_server, heat, stack_name, panes):
+    # The screen redraws five times a second while "cancel" is typed a
+    # key at a time; half way, another terminal releases what the
+    # prompt named, and the redraw takes the prompt away. The answer
+    # must still be read, and acted on, at once.
+    test_engine.create(heat, stack_name, 'held_and_slow.yaml')
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    code, _out, err = conftest.run_openstack(
+        heat_server, 'stack', 'update', stack_name, '--existing',
+        '--parameter', 'version=two', '--breakpoint', 'node')
+    assert code == 0, err
+    pane = interactive.watch_pane(heat_server, panes,
+                                  *watch_argv(stack_name, interval='0.2'))
+    pane.wait('Release node?', timeout=120)
+    for key in 'can':
+        pane.keys('-l', key)
+        time.sleep(0.15)
+    utils.wait_for(lambda: pane.screen().rstrip().endswith('> can'), 10,
+                   what='what is typed, kept across redraws')
+    screen = second_terminal(heat_server, panes, 'stack', 'breakpoint',
+                             'clear', stack_name, 'node')
+    assert 'EXIT=0' in screen
+    pane.wait('Nothing held')
+    for key in 'cel':
+        pane.keys('-l', key)
+        time.sleep(0.15)
+    pane.keys('Enter')
+    screen = pane.wait('cancelled the operation: Heat rolls it back',
+                       timeout=15)
+    assert heat.stacks.get(stack_name).stack_status.startswith('ROLLBACK')
+    pane.wait('EXIT=', timeout=150)

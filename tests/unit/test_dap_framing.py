@@ -52,6 +52,62 @@ def test_garbage_is_a_protocol_error(data):
         framing.read_message(io.BytesIO(data))
 
 
+@pytest.mark.parametrize('data,why', [
+    (b'Content-Length: 99999999999\r\n\r\n', 'out of range'),
+    (b'Content-Length: -5\r\n\r\n', 'out of range'),
+    (b'X' * 5000, 'header line longer than'),
+])
+def test_a_broken_frame_is_refused_before_it_is_read(data, why):
+    with pytest.raises(framing.ProtocolError) as refused:
+        framing.read_message(io.BytesIO(data))
+    assert why in str(refused.value)
+    assert not isinstance(refused.value, framing.BadMessage)
+
+
+@pytest.mark.parametrize('body', [b'[]', b'5', b'"x"', b'abc'])
+def test_a_body_that_is_no_object_is_one_bad_message(body):
+    stream = io.BytesIO(b'Content-Length: %d\r\n\r\n' % len(body) + body +
+                        framing.encode({'command': 'next'}))
+    with pytest.raises(framing.BadMessage):
+        framing.read_message(stream)
+    # The stream is still in step: the next message reads.
+    assert framing.read_message(stream) == {'command': 'next'}
+
+
+def _answers(out):
+    out.seek(0)
+    found = []
+    while True:
+        message = framing.read_message(out)
+        if message is None:
+            return found
+        found.append(message)
+
+
+def test_serve_says_why_it_skips_a_bad_message_and_answers_on():
+    from heatclient_ext.dap import main as dap_main
+    data = (b'Content-Length: 2\r\n\r\n[]' + framing.encode(
+        {'seq': 1, 'type': 'request', 'command': 'initialize',
+         'arguments': {}}))
+    out = io.BytesIO()
+    dap_main.serve(io.BytesIO(data), out)
+    said, answer = _answers(out)
+    assert said['event'] == 'output' and said['body']['output'] == (
+        'ignored a message: a message is a JSON object, not list\n')
+    assert (answer['command'], answer['success']) == ('initialize', True)
+
+
+def test_serve_ends_a_session_whose_stream_breaks_and_says_why():
+    from heatclient_ext.dap import main as dap_main
+    out = io.BytesIO()
+    with pytest.raises(framing.ProtocolError):
+        dap_main.serve(io.BytesIO(b'Content-Length: 99999999999\r\n\r\n'),
+                       out)
+    [said] = _answers(out)
+    assert said['body']['output'].startswith(
+        'the session ends: Content-Length 99999999999 is out of range')
+
+
 def test_writer_numbers_messages():
     out = io.BytesIO()
     writer = framing.Writer(out)

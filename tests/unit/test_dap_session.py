@@ -214,6 +214,71 @@ def test_repl_speaks_the_watch_prompt(sess):
     assert sess.holds.held == {}
 
 
+def test_an_argument_of_the_wrong_kind_is_one_line(sess):
+    for command, arguments, message in (
+            ('launch', {'template': 5, 'stack': 's'},
+             'launch: "template" must be a string, not 5'),
+            ('attach', {'stack': ['s']},
+             'attach: "stack" must be a string, not ["s"]'),
+            ('disconnect', {'terminateDebuggee': 'yes'},
+             'disconnect: "terminateDebuggee" must be true or false, not '
+             '"yes"'),
+            ('setExceptionBreakpoints', {'filters': ['nope']},
+             "setExceptionBreakpoints: unknown filter 'nope': the one "
+             "filter is 'failures'"),
+            ('setFunctionBreakpoints', {'breakpoints': [{'name': 3}]},
+             'setFunctionBreakpoints: "name" must be a string, not 3'),
+            ('setBreakpoints', {'source': {'path': sess.template},
+                                'breakpoints': ['x']},
+             'setBreakpoints: each breakpoint must be an object, not '
+             '"x"')):
+        sess.handle({'seq': 3, 'type': 'request', 'command': command,
+                     'arguments': arguments})
+        if command in ('launch', 'attach'):  # answered from a thread
+            import time
+            for _i in range(100):
+                if sess.sent and sess.sent[-1].get('type') == 'response':
+                    break
+                time.sleep(0.01)
+        answer = sess.sent[-1]
+        assert (answer['success'], answer['message']) == (False, message)
+    assert sess.local is None  # no local Heat started for a bad launch
+
+
+def test_leaving_an_attach_disarms_what_the_session_armed(sess):
+    _running(sess)
+    sess.attached = True
+    _answer(sess, 'setFunctionBreakpoints', breakpoints=[{'name': 'b'}])
+    sess.manager.set.return_value = 'already armed'
+    _answer(sess, 'setBreakpoints', source={'path': sess.template},
+            breakpoints=[{'line': 3}])
+    assert sess.arming.ours == {'b'}  # a was armed already: not ours
+    sess.control.ours.add('p')  # as Pause records what it armed
+    _answer(sess, 'disconnect')
+    assert sorted(sess.manager.clear.call_args_list) == [
+        mock.call('s/1', 'b'), mock.call('s/1', 'p')]
+    assert sess.ended.is_set()
+
+
+def test_suspend_keeps_what_the_session_armed(sess):
+    _running(sess)
+    sess.attached = True
+    _answer(sess, 'setFunctionBreakpoints', breakpoints=[{'name': 'b'}])
+    _answer(sess, 'disconnect', suspendDebuggee=True)
+    sess.manager.clear.assert_not_called()
+
+
+def test_a_lost_launch_is_cancelled_as_a_disconnect_would(sess):
+    _running(sess)
+    sess.manager.get_stack.return_value = mock.Mock(
+        stack_status='CREATE_IN_PROGRESS')
+    sess.manager.cancel.return_value = ('delete', [])
+    sess.leave()  # what serve() does when the stream ends
+    sess.manager.cancel.assert_called_once_with('s/1', [])
+    assert 'cancelled the create: the stack is deleted' in ''.join(
+        e['output'] for e in _events(sess, 'output'))
+
+
 def test_unknown_request_is_refused(sess):
     answer = _answer(sess, 'readMemory')
     assert (answer['success'], answer['message']) == (

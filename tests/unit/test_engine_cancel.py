@@ -91,6 +91,16 @@ def test_a_newer_update_supersedes_it(db):
     assert operations.forward_ended('s1', 't1') == operations.SUPERSEDED
 
 
+def test_a_failure_is_no_newer_operation(db):
+    # Heat's purge_db empties a failed stack's traversal.
+    _set(db, status='FAILED', status_reason='Resource CREATE failed: boom',
+         current_traversal='')
+    assert operations.forward_ended('s1', 't1') == operations.FAILED
+    assert operations.failed_or_superseded('') == operations.FAILED
+    assert operations.failed_or_superseded('t2') == operations.SUPERSEDED
+    assert operations.failed_or_superseded(None) == operations.SUPERSEDED
+
+
 def test_a_stack_gone_ends_it(db):
     assert operations.forward_ended('gone', 't1') == operations.SUPERSEDED
 

@@ -242,6 +242,23 @@ def test_run_to_arms_only_its_target():
     assert decision.explain(found, ('c',), 'create').why == 'run to d'
 
 
+def test_run_to_a_nested_stack_still_says_its_target_once_stepped_into():
+    from heat_breakpoint.engine import target_kinds
+    kind = target_kinds.into(operations.RUN_TO)
+    assert kind == 'into:to' and target_kinds.ran_to(kind)
+    assert target_kinds.into(operations.SET) == operations.STEP_INTO
+    assert not target_kinds.ran_to(target_kinds.into(None))
+    assert target_kinds.split_kind(kind) == (operations.STEP_INTO, 'before')
+    found = decision.rules(bps('db'), operations.State(
+        mode=operations.RUN_TO, targets={'app_tier': kind}))
+    assert decision.explain(found, ('db',), 'create').why == \
+        'run to app_tier'
+    # The step into still holds the first resources of the nested stack.
+    inner = decision.decide(found, ('app_tier', 'web_1'), 'create',
+                            first=True)
+    assert inner is not None and inner.first_only
+
+
 def test_a_clear_of_one_resource_beats_a_pattern():
     found = decision.rules(bps('node_*'), operations.State(
         targets={'node_2': operations.CLEAR}))
@@ -310,6 +327,28 @@ def test_is_done(op, action, status, expected):
     assert decision.is_done(op, action, status, later, started) is expected
     earlier = started - datetime.timedelta(seconds=1)
     assert decision.is_done(op, action, status, earlier, started) is False
+
+
+@pytest.mark.parametrize('action, status, reason, expected', [
+    ('CREATE', 'FAILED', 'ValueError: boom', True),  # a failure held
+    ('CREATE', 'IN_PROGRESS', 'state changed', True),  # running, retried
+    ('CREATE', 'COMPLETE', 'state changed', True),
+    # held before its action (or before a change): not begun
+    ('CREATE', 'IN_PROGRESS',
+     'Breakpoint a reached before CREATE (pre-create)', False),
+    ('UPDATE', 'IN_PROGRESS',
+     'Breakpoint a reached before UPDATE (replace)', False),
+    ('INIT', 'COMPLETE', '', False),
+])
+def test_has_begun(action, status, reason, expected):
+    import datetime
+    started = datetime.datetime(2026, 1, 1)
+    later = started + datetime.timedelta(seconds=1)
+    assert decision.has_begun('UPDATE', action, status, later, started,
+                              reason) is expected
+    earlier = started - datetime.timedelta(seconds=1)
+    assert decision.has_begun('UPDATE', action, status, earlier, started,
+                              reason) is False
 
 
 def test_the_hold_key_functional_tests_look_for():

@@ -120,6 +120,27 @@ def test_held_text_says_when_if_the_row_does():
     assert nodes['db'].held == 'held: after UPDATE'
 
 
+def test_a_held_resource_shows_its_other_kinds_of_hold_still_ahead():
+    rows = [{'resource': 'db', 'action': 'CREATE', 'state': 'held',
+             'when': 'before'},
+            {'resource': 'db', 'action': 'CREATE,UPDATE', 'state': 'armed',
+             'when': 'after'},
+            {'resource': 'db', 'action': 'CREATE,UPDATE', 'state': 'armed',
+             'when': 'before'},
+            {'resource': 'db', 'action': 'CREATE', 'state': 'done',
+             'when': 'failed'}]
+    nodes = {node.name: node for node in app_graph(rows).nodes}
+    # the hold it is at says more than a breakpoint of the same kind;
+    # what is done promises nothing
+    assert nodes['db'].held == 'held: before CREATE'
+    assert nodes['db'].marks == ['breakpoint: after CREATE,UPDATE']
+    assert not nodes['db'].stops_before
+    assert '[held: before CREATE]  [breakpoint: after CREATE,UPDATE]' in \
+        graph.text(app_graph(rows))
+    assert 'held: before CREATE\\nbreakpoint: after CREATE,UPDATE' in \
+        graph.dot(app_graph(rows))
+
+
 def test_resources_beyond_the_listing_depth_are_left_out():
     shallow = [res for res in listing() if TIER not in res.links[0]['href']]
     tree = stock.tree(ROOT, shallow)

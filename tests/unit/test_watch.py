@@ -142,12 +142,17 @@ class FakeManager:
     def get_stack(self, stack):
         return types.SimpleNamespace(stack_status_reason='Resource failed')
 
+    def cancel(self, stack, held):
+        self.calls.append(('cancel', stack))
+        return 'rollback', [self.release(stack, row['resource'], 'clear',
+                                         [row])[0] for row in held]
 
-def session(shots, answers='', interactive=False, cancel=None):
+
+def session(shots, answers='', interactive=False):
     out = io.StringIO()
     sess = watch.Session(mock.Mock(), 's', out, stdin=io.StringIO(answers),
                          interval=0, interactive=interactive,
-                         sleep=lambda seconds: None, cancel=cancel)
+                         sleep=lambda seconds: None)
     sess.manager = FakeManager()
     shots = iter(shots)
 
@@ -268,17 +273,16 @@ def test_q_and_end_of_input_leave_the_operation_held():
 
 
 def test_cancel_releases_what_is_held_then_frees_rollback_holds():
-    cancelled = []
     sess, out, patched = session(
         [snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
          snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
          snap('ROLLBACK_IN_PROGRESS', rows=[row('node_2')]),
          snap('ROLLBACK_COMPLETE')],
-        answers='cancel\n', interactive=True, cancel=cancelled.append)
+        answers='cancel\n', interactive=True)
     with patched:
         assert sess.run() == 0
-    assert cancelled == ['s/id']
-    assert sess.manager.calls == [('release', 'node_1', 'clear'),
+    assert sess.manager.calls == [('cancel', 's/id'),
+                                  ('release', 'node_1', 'clear'),
                                   ('release', 'node_2', 'continue')]
     assert 'released node_2 (continue) during the rollback' in \
         out.getvalue()
@@ -528,6 +532,90 @@ def test_keys_edit_the_line():
     assert lines._key('\r') == 'node_1' and lines.typed == ''
     with pytest.raises(EOFError):
         lines._key('\x04')
+
+
+def _terminal():
+    """A pseudo-terminal: (the user's end, the session's end)."""
+    import os
+    import pty
+    user, session_end = pty.openpty()
+    return user, os.fdopen(session_end, 'rb', buffering=0)
+
+
+def test_keys_typed_after_enter_in_one_read_are_the_next_line():
+    # Keys typed while the session redraws arrive together: the answer
+    # after the first Enter must not be thrown away with the read.
+    import os
+
+    from heatclient_ext.v1 import keyboard
+    user, stdin = _terminal()
+    with stdin:
+        lines = keyboard.LineReader(stdin)
+        with lines.keys():
+            os.write(user, b'set final\ncancel\nno')
+            assert lines.read(1) == 'set final'
+            assert lines.read(0.01) == 'cancel'
+            assert lines.read(0.01) is None and lines.typed == 'no'
+    os.close(user)
+
+
+def test_a_character_split_between_two_reads_is_kept():
+    import os
+
+    from heatclient_ext.v1 import keyboard
+    user, stdin = _terminal()
+    with stdin:
+        lines = keyboard.LineReader(stdin)
+        with lines.keys():
+            word = 'nœud'.encode('utf-8')
+            os.write(user, word[:2])
+            assert lines.read(0.2) is None
+            os.write(user, word[2:] + b'\n')
+            assert lines.read(1) == 'nœud'
+    os.close(user)
+
+
+def test_keys_typed_before_the_session_started_are_not_flushed():
+    import os
+
+    from heatclient_ext.v1 import keyboard
+    user, stdin = _terminal()
+    with stdin:
+        os.write(user, b'cancel\n')  # typed while the command started
+        lines = keyboard.LineReader(stdin)
+        with lines.keys():
+            assert lines.read(1) == 'cancel'
+    os.close(user)
+
+
+def test_an_answer_with_nothing_held_is_acted_on_or_said():
+    # The prompt was on the screen; the refresh made for the answer
+    # finds nothing held (released elsewhere, a redraw in between):
+    # Enter says why it did nothing, cancel still cancels.
+    sess, out, patched = session(
+        [snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
+         snap('UPDATE_IN_PROGRESS'),
+         snap('UPDATE_IN_PROGRESS', rows=HELD[1:2]),
+         snap('UPDATE_IN_PROGRESS'),
+         snap('ROLLBACK_COMPLETE')],
+        answers='\ncancel\n', interactive=True)
+    with patched:
+        assert sess.run() == 0
+    assert 'node_1 is no longer held' in out.getvalue()
+    assert sess.manager.calls == [('cancel', 's/id')]
+    assert 'cancelled the operation: Heat rolls it back' in out.getvalue()
+
+
+def test_an_answer_after_the_operation_ended_is_said():
+    sess, out, patched = session(
+        [snap('UPDATE_IN_PROGRESS', rows=HELD[:1]),
+         snap('UPDATE_COMPLETE'), snap('UPDATE_COMPLETE')],
+        answers='cancel\n', interactive=True)
+    with patched:
+        assert sess.run() == 0
+    assert ('error: the operation ended (UPDATE_COMPLETE) before "cancel" '
+            'was sent') in out.getvalue()
+    assert sess.manager.calls == []
 
 
 def test_holds_deeper_than_the_depth_watched_are_said():

@@ -113,7 +113,14 @@ async function scopes(dc, frame) {
   return found;
 }
 
+// A stack's status from Heat's API, or 'gone' once Heat no longer has it.
+async function stackStatus(name) {
+  const answer = await fetch(`${ENDPOINT}/stacks/${name}`);
+  if (answer.status === 404) return 'gone';
+  return (await answer.json()).stack.stack_status;
+}
+
 module.exports = {
   ENDPOINT, TIMEOUT, template, keyLine, stackName, client, launch, frames,
-  scopes, Recorder,
+  scopes, Recorder, stackStatus,
 };
