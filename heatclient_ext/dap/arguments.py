@@ -41,7 +41,8 @@ _WORDS = {TEXT: _('a string'), FLAG: _('true or false'),
 #: What each request reads, and of which kind.
 LAUNCH = {'template': TEXT, 'stack': TEXT, 'action': TEXT,
           'environment': TEXTS, 'parameters': MAPPING, 'existing': FLAG,
-          'stopOnEntry': FLAG, 'cloud': TEXT, 'endpoint': TEXT}
+          'stopOnEntry': FLAG, 'cloud': TEXT, 'endpoint': TEXT,
+          'faults': LIST}
 ATTACH = {'template': TEXT, 'stack': TEXT, 'environment': TEXTS,
           'cloud': TEXT, 'endpoint': TEXT}
 DISCONNECT = {'terminateDebuggee': FLAG, 'suspendDebuggee': FLAG,

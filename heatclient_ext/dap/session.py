@@ -40,6 +40,7 @@ from heatclient_ext.dap import variables
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import faults
 from heatclient_ext.v1 import prompt
 from heatclient_ext.v1 import reading
 from heatclient_ext.v1 import watch
@@ -88,6 +89,8 @@ class Session:
         self.client = None
         self.manager = None
         self.local = None
+        self.endpoint = None
+        self.faults = []
         self.stack = None
         self.control = None
         self.attached = False
@@ -167,6 +170,7 @@ class Session:
         return capabilities()
 
     def _connect(self, args):
+        self.endpoint = args.get('endpoint')
         if args.get('endpoint') or args.get('cloud'):
             self.client = heat.client_for(args.get('endpoint'),
                                           args.get('cloud'))
@@ -179,6 +183,7 @@ class Session:
             local.start(self.say)
             self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
                 'url': local.endpoint, 'dir': local.state_dir})
+            self.endpoint = local.endpoint
             self.client = heat.client_for(local.endpoint)
         self.manager = bp_v1.BreakpointManager(self.client)
 
@@ -193,6 +198,15 @@ class Session:
         self.control = dap_control.Control(
             self.manager, stack, self.holds, self.map, self.say,
             self._resumed, self.cancel)
+
+    def _add_faults(self, rules):
+        """The launch's fault rules, on the local server, for this session."""
+        if not self.endpoint:
+            raise RequestError(_('faults need heat-breakpoint-server (an '
+                                 'endpoint, or no cloud named)'))
+        self.faults = faults.add(self.endpoint, rules)
+        self.say(_('Fault rules added: %s') % ', '.join(
+            str(n) for n in self.faults))
 
     def on_launch(self, args):
         arguments.check('launch', args, arguments.LAUNCH)
@@ -211,6 +225,8 @@ class Session:
                          for name in self.map.first_resources()} - wanted
                 self.holds.reason_at.update(
                     (name, 'entry') for name, _w in entry)
+            if args.get('faults'):
+                self._add_faults(args['faults'])
             actions = ['delete'] if self.action == 'delete' else None
             bps = [bp for name, when in sorted(wanted | entry)
                    for bp in breakpoints.parse_names([name], actions, when)]
@@ -602,6 +618,9 @@ class Session:
                 LOG.info('on leaving: %s: %s', name, exc)
 
     def close(self):
+        if self.faults and self.local is None and self.endpoint:
+            faults.remove(self.endpoint, self.faults)
+        self.faults = []
         """End polling; stop the local Heat this session started."""
         self.finished.set()
         if self.poller is not None and \
