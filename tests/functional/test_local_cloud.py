@@ -44,9 +44,12 @@ NETWORKED = {
         'fip': {'type': 'OS::Neutron::FloatingIP', 'properties': {
             'floating_network': 'public',
             'port_id': {'get_resource': 'port'}}},
-        'web': {'type': 'OS::Nova::Server', 'properties': {
-            'image': 'cirros', 'flavor': 'm1.small',
-            'networks': [{'port': {'get_resource': 'port'}}]}},
+        # The server's addresses are stored when it completes: after the
+        # floating IP's association, as a template must order it to see it.
+        'web': {'type': 'OS::Nova::Server', 'depends_on': ['fip'],
+                'properties': {
+                    'image': 'cirros', 'flavor': 'm1.small',
+                    'networks': [{'port': {'get_resource': 'port'}}]}},
         'data': {'type': 'OS::Cinder::Volume', 'properties': {'size': 2}},
         'attach': {'type': 'OS::Cinder::VolumeAttachment', 'properties': {
             'instance_uuid': {'get_resource': 'web'},
