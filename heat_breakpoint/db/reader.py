@@ -12,7 +12,7 @@
 """A plain connection pool for the one read every check makes.
 
 Every convergence check of a stack with breakpoints reads the running
-operation's state (:func:`heat_breakpoint.engine.operations.read`): one
+operation's state (:func:`heat_breakpoint.db.operation_state.read`): one
 indexed query. Through Heat's own engine that query cost about 30 times
 what the query itself does: oslo.db pings each connection it hands out (a
 round trip) and, on the local server's SQLite, every transaction begins

@@ -1,0 +1,340 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The facts of one convergence check, gathered once.
+
+Whether a resource holds depends on where its stack sits in its tree
+(its path from the root stack, the root operation our rows are keyed by,
+whether the root rolls back), on the breakpoints in force (the root
+stack's: a nested stack's environment is a copy made when its own create
+or update started, which an update of the root that has not reached it
+yet, or a delete, would not see), on what was said during the operation
+(:mod:`heat_breakpoint.db.operation_state`) and on the check itself (its
+resource one of its stack's first? may it hold at all?). :func:`check`
+gathers them into one small frozen value, :class:`Check`, that the seam's
+pipeline passes to every step of the check; :mod:`decision` decides from
+it and nothing else.
+
+Heat asks about a check's stack before the check reaches the seam (its
+timeout, ``Stack.time_elapsed``, reads the pause clock) and loads the
+stack afresh for every check. What was read for a stack object serves the
+rest of the check in the same thread, for at most :data:`FRESH_SECONDS`
+(a long action is followed by a fresh read); it is kept here, never on
+Heat's objects, and never serves another check: another engine may have
+changed the rows since.
+"""
+
+import contextvars
+import dataclasses
+import functools
+import json
+import time
+import typing
+import weakref
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from heat.objects import stack as stack_objects
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.db import ancestry
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import tables
+from heat_breakpoint.engine import decision
+from heat_breakpoint import registry
+
+LOG = logging.getLogger(__name__)
+
+#: How long the operation's state read for a stack object serves. A check
+#: uses it for milliseconds; this bounds a check whose action is long.
+FRESH_SECONDS = 1.0
+
+
+def enabled() -> bool:
+    return cfg.CONF.breakpoint.enabled
+
+
+@dataclasses.dataclass(frozen=True)
+class Place:
+    """Where a stack sits: its path from the root, the root operation."""
+
+    path: tuple
+    root_id: str
+    root_traversal: str
+    root_action: str
+
+    @property
+    def key(self) -> tables.Key:
+        """The root operation, which our rows are keyed by."""
+        return self.root_id, self.root_traversal
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    """A stack's running operation, as read at ``read_at`` (monotonic)."""
+
+    place: Place
+    state: operation_state.State
+    read_at: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """What one convergence check of a resource decides with.
+
+    ``action``: the check's (CREATE, UPDATE, DELETE). Eligibility
+    (:func:`decision.eligible`): the stack's action, whether it adopts,
+    whether the resource replaces another, has something a delete would
+    act on (neither INIT nor deleted), and has a template other than the
+    check's. With breakpoints in force (``breakpoints``, the root
+    stack's): the resource's ``path`` from the root stack, the root's
+    action, the operation as read (``operation``), its ``rules``
+    (:func:`decision.rules`) and, when a rule asks (a step into a nested
+    stack), whether the resource is one of its stack's ``first``.
+    """
+
+    action: str
+    stack_action: str
+    adopting: bool = False
+    replacement: bool = False
+    acted_on: bool = True
+    template_changed: bool = True
+    breakpoints: tuple = ()
+    path: tuple = ()
+    root_action: str = ''
+    rules: tuple = ()
+    first: typing.Optional[bool] = None
+    operation: typing.Optional[Operation] = None
+
+
+# What this thread read last: (a weak reference to the Stack object, its
+# traversal, its Place, its Operation or None).
+_kept = contextvars.ContextVar('breakpoint_facts', default=None)
+# The last environment marker parsed in this thread, and what it gave.
+_parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
+
+
+def _kept_for(stack):
+    kept = _kept.get()
+    if (kept is not None and kept[0]() is stack and
+            kept[1] == stack.current_traversal):
+        return kept
+    return None
+
+
+def _keep(stack, where: Place, operation) -> None:
+    try:
+        ref = weakref.ref(stack)
+    except TypeError:  # an object that takes no weak references
+        return
+    _kept.set((ref, stack.current_traversal, where, operation))
+
+
+def forget(stack) -> None:
+    """Drop the state read for ``stack``: this thread just wrote it."""
+    kept = _kept_for(stack)
+    if kept is not None and kept[3] is not None:
+        _kept.set(kept[:3] + (None,))
+
+
+def place(stack) -> Place:
+    """Where ``stack`` sits: walked up once per Stack object and traversal.
+
+    One recursive query (:mod:`heat_breakpoint.db.ancestry`), or where the
+    database cannot, a query per level.
+    """
+    if not stack.owner_id:
+        return Place((), stack.id, stack.current_traversal, stack.action)
+    kept = _kept_for(stack)
+    if kept is not None:
+        return kept[2]
+    found = ancestry.walk(stack)
+    if found is not None:
+        where = Place(*found)
+    else:
+        names = []
+        parent_name, owner_id = stack.parent_resource_name, stack.owner_id
+        while owner_id:
+            names.append(parent_name or '')
+            parent = stack_objects.Stack.get_by_id(
+                stack.context, owner_id, show_deleted=True)
+            parent_name, owner_id = (parent.parent_resource_name,
+                                     parent.owner_id)
+        where = Place(tuple(reversed(names)), parent.id,
+                      parent.current_traversal, parent.action)
+    _keep(stack, where, None)
+    return where
+
+
+def operation(stack) -> Operation:
+    """``stack``'s running operation: its place and what was said in it.
+
+    Read once per Stack object, that is, per check (Heat asks the pause
+    clock twice before the check reaches the seam, which asks what
+    holds): at most :data:`FRESH_SECONDS` old.
+    """
+    kept = _kept_for(stack)
+    now = time.monotonic()
+    if kept is not None and kept[3] is not None and \
+            now - kept[3].read_at < FRESH_SECONDS:
+        return kept[3]
+    where = kept[2] if kept is not None else place(stack)
+    found = Operation(where, operation_state.read(where.key), now)
+    _keep(stack, where, found)
+    return found
+
+
+def resource_path(rsrc) -> tuple:
+    """The resource's names from the root stack down, e.g. (outer, inner)."""
+    return place(rsrc.stack).path + (rsrc.name,)
+
+
+def stack_path(stack) -> tuple:
+    """The names of the resources leading to ``stack`` from its root."""
+    return place(stack).path
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_marker(marker_json: str) -> tuple:
+    env = {'parameter_defaults': {registry.MARKER:
+                                  json.loads(marker_json)}}
+    return tuple(registry.from_environment(env))
+
+
+def parse_marker(marker, stack_id) -> tuple:
+    """The breakpoints of an environment's marker (``[]``: commands only)."""
+    if marker == []:
+        return decision.COMMANDS_ONLY
+    try:
+        return _parse_marker(json.dumps(marker, sort_keys=True))
+    except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
+        LOG.error('Ignoring malformed breakpoints of stack %s: %s',
+                  stack_id, exc)
+        return ()
+
+
+def stack_breakpoints(stack) -> tuple:
+    """The breakpoints in a stack's own environment (fast if none)."""
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    if not marker and marker != []:
+        return ()
+    known = _parsed.get()
+    if known is not None and known[0] is marker:
+        return known[1]
+    found = parse_marker(marker, stack.id)
+    _parsed.set((marker, found))
+    return found
+
+
+def _root_breakpoints(stack) -> tuple:
+    """The breakpoints in the root stack's environment."""
+    root = stack_objects.Stack.get_by_id(stack.context, place(stack).root_id,
+                                         show_deleted=True)
+    env = root.raw_template.environment or {}
+    marker = (env.get('parameter_defaults') or {}).get(registry.MARKER)
+    return parse_marker(marker, root.id) if marker or marker == [] else ()
+
+
+def breakpoints_in_force(stack) -> tuple:
+    """The breakpoints in force for ``stack``: its root stack's.
+
+    A nested stack being created or updated has a fresh copy of them
+    (made when its own operation started); one being deleted asks its
+    root, whose environment the last update changed even if it never
+    reached this stack.
+    """
+    if not stack.owner_id or stack.action != stack.DELETE:
+        return stack_breakpoints(stack)
+    return _root_breakpoints(stack)
+
+
+def is_first(rsrc) -> bool:
+    """Whether ``rsrc`` requires nothing in its stack (a step into it).
+
+    False while its stack is deleted: a step goes into no nested stack
+    then, and the definitions of a stack being deleted cannot resolve
+    what they refer to (its template is empty).
+    """
+    if rsrc.stack.action == rsrc.stack.DELETE:
+        return False
+    return not rsrc.t.required_resource_names()
+
+
+def check(rsrc, action: str, template_id=None) -> Check:
+    """The facts of a convergence check of ``rsrc`` for ``action``.
+
+    ``template_id``: the template the check is for (a delete holds only
+    a resource whose template is another).
+    """
+    stack = rsrc.stack
+    found = Check(
+        action=action, stack_action=stack.action,
+        adopting=bool(stack.adopt_stack_data),
+        replacement=rsrc.replaces is not None,
+        acted_on=(rsrc.action != rsrc.INIT and
+                  rsrc.state != (rsrc.DELETE, rsrc.COMPLETE)),
+        template_changed=(template_id is None or
+                          rsrc.current_template_id != template_id))
+    if not enabled():
+        return found
+    in_force = breakpoints_in_force(stack)
+    if not in_force:
+        return found
+    found = dataclasses.replace(found, breakpoints=in_force)
+    where = place(stack)
+    if where.root_action == decision.ROLLBACK:
+        # Nothing holds (:func:`decision.hold`): nothing more to read.
+        return dataclasses.replace(found, path=where.path + (rsrc.name,),
+                                   root_action=where.root_action)
+    return _decided_by(found, rsrc, operation(stack))
+
+
+def _decided_by(found: Check, rsrc, now: Operation) -> Check:
+    rules = tuple(decision.rules(found.breakpoints, now.state))
+    first = found.first
+    if first is None and any(rule.first_only for rule in rules):
+        # Heat works it out from the whole definition: only when asked.
+        first = is_first(rsrc)
+    return dataclasses.replace(
+        found, path=now.place.path + (rsrc.name,),
+        root_action=now.place.root_action, rules=rules, first=first,
+        operation=now)
+
+
+def fresh(rsrc, found: Check) -> Check:
+    """``found``, with the operation read again if what it read is old.
+
+    For the decisions a check takes after Heat's action, which may have
+    run for longer than :data:`FRESH_SECONDS`: a ``continue`` said
+    meanwhile is seen.
+    """
+    if found.operation is None:
+        return found
+    now = operation(rsrc.stack)
+    if now is found.operation:
+        return found
+    return _decided_by(found, rsrc, now)
+
+
+def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
+    """The breakpoint of its stack's environment holding ``rsrc``.
+
+    For the legacy engine and Heat's own hook check
+    (:func:`decision.find_breakpoint`).
+    """
+    if not enabled():
+        return None
+    found = stack_breakpoints(rsrc.stack)
+    if not len(found):
+        return None
+    return decision.find_breakpoint(found, resource_path(rsrc), action,
+                                    when)
