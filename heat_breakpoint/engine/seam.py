@@ -223,8 +223,8 @@ def install() -> bool:
         _wrap_parked_end(checker, parking)
     _wrap_checks(resource.Resource)
     _wrap_hooks(resource.Resource)
-    setattr(resource.Resource, _DIFF, planned_changes.remembering(
-        resource.Resource.__dict__[_DIFF]))
+    resource.Resource.update_template_diff_properties = \
+        planned_changes.remembering(resource.Resource.__dict__[_DIFF])
     _wrap_decision(resource.Resource, resource.Resource.__dict__[_DECISION])
     _wrap_stack(stack.Stack, deadlines, purge)
     _wrap_service(service.EngineService, deadlines, signals)
