@@ -46,9 +46,10 @@ def time_elapsed(stack, elapsed: float) -> float:
     Heat asks at the start of every check (timed out? time left?): the
     operation's state read here serves the check too (:mod:`facts`).
     """
-    if (not facts.enabled() or
-            cfg.CONF.breakpoint.pause_counts_against_timeout or
-            not stack.convergence or
+    if not stack.convergence or not facts.marked(stack):
+        return elapsed
+    options = facts.options(stack)
+    if (not options.enabled or options.pause_counts_against_timeout or
             not facts.stack_breakpoints(stack)):
         return elapsed
     return elapsed - facts.operation(stack).state.paused()

@@ -127,7 +127,7 @@ def _malformed(path: str, exc) -> None:
     LOG.warning('Ignoring a malformed breakpoint target: %s', exc)
 
 
-def rules(env_breakpoints, state) -> list:
+def rules(env_breakpoints, state) -> tuple:
     """The rules of an operation, in the order they are tried.
 
     ``state``: what was said during the operation
@@ -135,6 +135,18 @@ def rules(env_breakpoints, state) -> list:
     first, then the environment's breakpoints (disarmed by ``continue``
     and ``--to``).
     """
+    if state.mode is None and not state.targets:
+        # Nothing said: the environment's rules, the same for every check.
+        return _environment_rules(tuple(env_breakpoints))
+    return tuple(_rules(env_breakpoints, state))
+
+
+@functools.lru_cache(maxsize=256)
+def _environment_rules(env_breakpoints: tuple) -> tuple:
+    return tuple(Rule(bp, ENVIRONMENT) for bp in env_breakpoints)
+
+
+def _rules(env_breakpoints, state) -> list:
     found = []
     for path, kind in operation_state.target_items(state.targets):
         try:

@@ -63,8 +63,14 @@ def enabled() -> bool:
     return cfg.CONF.breakpoint.enabled
 
 
-@dataclasses.dataclass(frozen=True)
-class Place:
+class Options(typing.NamedTuple):
+    """The options a check reads (``[breakpoint]``)."""
+
+    enabled: bool
+    pause_counts_against_timeout: bool
+
+
+class Place(typing.NamedTuple):
     """Where a stack sits: its path from the root, the root operation."""
 
     path: tuple
@@ -78,8 +84,7 @@ class Place:
         return self.root_id, self.root_traversal
 
 
-@dataclasses.dataclass(frozen=True)
-class Operation:
+class Operation(typing.NamedTuple):
     """A stack's running operation, as read at ``read_at`` (monotonic)."""
 
     place: Place
@@ -116,34 +121,54 @@ class Check:
     operation: typing.Optional[Operation] = None
 
 
-# What this thread read last: (a weak reference to the Stack object, its
-# traversal, its Place, its Operation or None).
+class _Kept(typing.NamedTuple):
+    """What this thread read for one Stack object (and traversal)."""
+
+    ref: typing.Callable
+    traversal: str
+    place: typing.Optional[Place] = None
+    operation: typing.Optional[Operation] = None
+    options: typing.Optional[Options] = None
+
+
 _kept = contextvars.ContextVar('breakpoint_facts', default=None)
 # The last environment marker parsed in this thread, and what it gave.
 _parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
 
 
-def _kept_for(stack):
+def _kept_for(stack) -> typing.Optional[_Kept]:
     kept = _kept.get()
-    if (kept is not None and kept[0]() is stack and
-            kept[1] == stack.current_traversal):
+    if (kept is not None and kept.ref() is stack and
+            kept.traversal == stack.current_traversal):
         return kept
     return None
 
 
-def _keep(stack, where: Place, operation) -> None:
-    try:
-        ref = weakref.ref(stack)
-    except TypeError:  # an object that takes no weak references
-        return
-    _kept.set((ref, stack.current_traversal, where, operation))
+def _keep(stack, kept: typing.Optional[_Kept], **found) -> None:
+    if kept is None:
+        try:
+            kept = _Kept(weakref.ref(stack), stack.current_traversal)
+        except TypeError:  # an object that takes no weak references
+            return
+    _kept.set(kept._replace(**found))
 
 
 def forget(stack) -> None:
     """Drop the state read for ``stack``: this thread just wrote it."""
     kept = _kept_for(stack)
-    if kept is not None and kept[3] is not None:
-        _kept.set(kept[:3] + (None,))
+    if kept is not None and kept.operation is not None:
+        _kept.set(kept._replace(operation=None))
+
+
+def options(stack) -> Options:
+    """Our options, read once per Stack object (that is, per check)."""
+    kept = _kept_for(stack)
+    if kept is not None and kept.options is not None:
+        return kept.options
+    group = cfg.CONF.breakpoint
+    found = Options(group.enabled, group.pause_counts_against_timeout)
+    _keep(stack, kept, options=found)
+    return found
 
 
 def place(stack) -> Place:
@@ -155,8 +180,8 @@ def place(stack) -> Place:
     if not stack.owner_id:
         return Place((), stack.id, stack.current_traversal, stack.action)
     kept = _kept_for(stack)
-    if kept is not None:
-        return kept[2]
+    if kept is not None and kept.place is not None:
+        return kept.place
     found = ancestry.walk(stack)
     if found is not None:
         where = Place(*found)
@@ -171,7 +196,7 @@ def place(stack) -> Place:
                                      parent.owner_id)
         where = Place(tuple(reversed(names)), parent.id,
                       parent.current_traversal, parent.action)
-    _keep(stack, where, None)
+    _keep(stack, kept, place=where)
     return where
 
 
@@ -184,12 +209,12 @@ def operation(stack) -> Operation:
     """
     kept = _kept_for(stack)
     now = time.monotonic()
-    if kept is not None and kept[3] is not None and \
-            now - kept[3].read_at < FRESH_SECONDS:
-        return kept[3]
-    where = kept[2] if kept is not None else place(stack)
+    if kept is not None and kept.operation is not None and \
+            now - kept.operation.read_at < FRESH_SECONDS:
+        return kept.operation
+    where = place(stack)
     found = Operation(where, operation_state.read(where.key), now)
-    _keep(stack, where, found)
+    _keep(stack, _kept_for(stack), operation=found)
     return found
 
 
@@ -220,6 +245,16 @@ def parse_marker(marker, stack_id) -> tuple:
         LOG.error('Ignoring malformed breakpoints of stack %s: %s',
                   stack_id, exc)
         return ()
+
+
+def marked(stack) -> bool:
+    """Whether a stack's environment has breakpoints (or commands only).
+
+    Nothing is parsed: what a check of a stack without breakpoints asks
+    first, before it reads any option.
+    """
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    return bool(marker) or marker == []
 
 
 def stack_breakpoints(stack) -> tuple:
@@ -276,38 +311,39 @@ def check(rsrc, action: str, template_id=None) -> Check:
     a resource whose template is another).
     """
     stack = rsrc.stack
-    found = Check(
-        action=action, stack_action=stack.action,
-        adopting=bool(stack.adopt_stack_data),
-        replacement=rsrc.replaces is not None,
-        acted_on=(rsrc.action != rsrc.INIT and
-                  rsrc.state != (rsrc.DELETE, rsrc.COMPLETE)),
-        template_changed=(template_id is None or
-                          rsrc.current_template_id != template_id))
-    if not enabled():
-        return found
+    eligibility = (action, stack.action, bool(stack.adopt_stack_data),
+                   rsrc.replaces is not None,
+                   (rsrc.action != rsrc.INIT and
+                    rsrc.state != (rsrc.DELETE, rsrc.COMPLETE)),
+                   template_id is None or
+                   rsrc.current_template_id != template_id)
+    nested_delete = stack.owner_id and stack.action == stack.DELETE
+    if not (nested_delete or marked(stack)) or \
+            not options(stack).enabled:
+        return Check(*eligibility)
     in_force = breakpoints_in_force(stack)
     if not in_force:
-        return found
-    found = dataclasses.replace(found, breakpoints=in_force)
+        return Check(*eligibility)
     where = place(stack)
     if where.root_action == decision.ROLLBACK:
         # Nothing holds (:func:`decision.hold`): nothing more to read.
-        return dataclasses.replace(found, path=where.path + (rsrc.name,),
-                                   root_action=where.root_action)
-    return _decided_by(found, rsrc, operation(stack))
+        return Check(*eligibility, breakpoints=in_force,
+                     path=where.path + (rsrc.name,),
+                     root_action=where.root_action)
+    return _decided_by(Check(*eligibility, breakpoints=in_force), rsrc,
+                       operation(stack))
 
 
 def _decided_by(found: Check, rsrc, now: Operation) -> Check:
-    rules = tuple(decision.rules(found.breakpoints, now.state))
+    rules = decision.rules(found.breakpoints, now.state)
     first = found.first
     if first is None and any(rule.first_only for rule in rules):
         # Heat works it out from the whole definition: only when asked.
         first = is_first(rsrc)
-    return dataclasses.replace(
-        found, path=now.place.path + (rsrc.name,),
-        root_action=now.place.root_action, rules=rules, first=first,
-        operation=now)
+    return Check(found.action, found.stack_action, found.adopting,
+                 found.replacement, found.acted_on, found.template_changed,
+                 found.breakpoints, now.place.path + (rsrc.name,),
+                 now.place.root_action, rules, first, now)
 
 
 def fresh(rsrc, found: Check) -> Check:
@@ -331,7 +367,7 @@ def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
     For the legacy engine and Heat's own hook check
     (:func:`decision.find_breakpoint`).
     """
-    if not enabled():
+    if not marked(rsrc.stack) or not options(rsrc.stack).enabled:
         return None
     found = stack_breakpoints(rsrc.stack)
     if not len(found):
