@@ -25,9 +25,10 @@ it and nothing else.
 
 Heat asks about a check's stack before the check reaches the seam (its
 timeout, ``Stack.time_elapsed``, reads the pause clock) and loads the
-stack afresh for every check. What was read for a stack object serves the
-rest of the check in the same thread, for at most :data:`FRESH_SECONDS`
-(a long action is followed by a fresh read); it is kept here, never on
+stack afresh for every check. What was read for a stack object (our
+options, where it sits, the operation's state) serves the rest of the
+check in the same thread, the state for at most :data:`FRESH_SECONDS` (a
+long action is followed by a fresh read); it is kept here, never on
 Heat's objects, and never serves another check: another engine may have
 changed the rows since.
 """
