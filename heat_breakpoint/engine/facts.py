@@ -60,8 +60,24 @@ LOG = logging.getLogger(__name__)
 FRESH_SECONDS = 1.0
 
 
+def _group():
+    """Our options' group (``[breakpoint]``), its values as they are now.
+
+    Looking the group up costs more than reading an option in it (a
+    check reads two); the group object reads each option as it is now,
+    an override included.
+    """
+    global _kept_group
+    if _kept_group is None or _kept_group[0] is not cfg.CONF:
+        _kept_group = (cfg.CONF, cfg.CONF.breakpoint)
+    return _kept_group[1]
+
+
+_kept_group = None
+
+
 def enabled() -> bool:
-    return cfg.CONF.breakpoint.enabled
+    return _group().enabled
 
 
 class Options(typing.NamedTuple):
@@ -166,7 +182,7 @@ def options(stack) -> Options:
     kept = _kept_for(stack)
     if kept is not None and kept.options is not None:
         return kept.options
-    group = cfg.CONF.breakpoint
+    group = _group()
     found = Options(group.enabled, group.pause_counts_against_timeout)
     _keep(stack, kept, options=found)
     return found
@@ -326,25 +342,30 @@ def check(rsrc, action: str, template_id=None) -> Check:
     if not in_force:
         return Check(*eligibility)
     where = place(stack)
+    path = where.path + (rsrc.name,)
     if where.root_action == decision.ROLLBACK:
         # Nothing holds (:func:`decision.hold`): nothing more to read.
-        return Check(*eligibility, breakpoints=in_force,
-                     path=where.path + (rsrc.name,),
-                     root_action=where.root_action)
-    return _decided_by(Check(*eligibility, breakpoints=in_force), rsrc,
-                       operation(stack))
+        return Check(*eligibility, in_force, path, where.root_action)
+    now = operation(stack)
+    rules = decision.rules(in_force, now.state)
+    return Check(*eligibility, in_force, path, where.root_action, rules,
+                 _first(rsrc, rules), now)
+
+
+def _first(rsrc, rules, known=None):
+    if known is None and any(rule.first_only for rule in rules):
+        # Heat works it out from the whole definition: only when asked.
+        return is_first(rsrc)
+    return known
 
 
 def _decided_by(found: Check, rsrc, now: Operation) -> Check:
     rules = decision.rules(found.breakpoints, now.state)
-    first = found.first
-    if first is None and any(rule.first_only for rule in rules):
-        # Heat works it out from the whole definition: only when asked.
-        first = is_first(rsrc)
     return Check(found.action, found.stack_action, found.adopting,
                  found.replacement, found.acted_on, found.template_changed,
                  found.breakpoints, now.place.path + (rsrc.name,),
-                 now.place.root_action, rules, first, now)
+                 now.place.root_action, rules,
+                 _first(rsrc, rules, found.first), now)
 
 
 def fresh(rsrc, found: Check) -> Check:

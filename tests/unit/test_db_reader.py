@@ -96,3 +96,23 @@ def test_a_sqlite_pool_still_ends_each_read_with_a_rollback(tmp_path):
     pool = reader.engine(heat)
     assert pool.pool._reset_on_return is \
         sa.pool.base.ResetStyle.reset_rollback
+
+
+def test_reads_keep_their_connections_in_a_list_of_their_own(
+        tmp_path, monkeypatch):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    with heat.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (v INTEGER)')
+    query = sa.select(TABLE.c.v)
+    reader.read(heat, query, {})
+    kept = reader._reader(heat)[2]
+    assert len(kept._idle) == 1
+    first = kept._idle[0][0]
+    reader.read(heat, query, {})
+    assert [found[0] for found in kept._idle] == [first]
+    # Kept for an hour at most: an older one is closed, a new one made.
+    monkeypatch.setattr(reader, 'RECYCLE_SECONDS', 0)
+    reader.read(heat, query, {})
+    assert kept._idle[0][0] is not first
+    with pytest.raises(Exception, match='closed'):
+        first.execute('SELECT 1')
