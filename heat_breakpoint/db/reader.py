@@ -84,46 +84,71 @@ class _Connections(object):
     def __init__(self, reader):
         self._reader = reader
         self._idle = []  # (driver connection, made at)
-        self._slots = threading.BoundedSemaphore(POOL_SIZE + MAX_OVERFLOW)
         self._rollback = reader.url.get_backend_name() == 'sqlite'
+        self._lock = threading.Lock()
+        self._freed = threading.Condition(self._lock)
+        self._in_use = 0
+        self._waiting = 0
 
     def take(self):
         """``(driver connection, made at)``: a kept one, or a new one."""
-        if not self._slots.acquire(timeout=WAIT_SECONDS):
-            raise sa.exc.TimeoutError(
-                'no connection to read with in %d s' % WAIT_SECONDS)
+        with self._lock:
+            if self._in_use >= POOL_SIZE + MAX_OVERFLOW:
+                self._wait()
+            self._in_use += 1
+            found = self._idle.pop() if self._idle else None
         try:
-            while True:
-                try:
-                    found = self._idle.pop()
-                except IndexError:
-                    return self._new()
-                if time.monotonic() - found[1] < RECYCLE_SECONDS:
-                    return found
+            while found is not None and \
+                    time.monotonic() - found[1] >= RECYCLE_SECONDS:
                 _close(found[0])
+                with self._lock:
+                    found = self._idle.pop() if self._idle else None
+            return found if found is not None else self._new()
         except BaseException:
-            self._slots.release()
+            self._done()
             raise
+
+    def _wait(self) -> None:
+        deadline = time.monotonic() + WAIT_SECONDS
+        self._waiting += 1
+        try:
+            while self._in_use >= POOL_SIZE + MAX_OVERFLOW:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._freed.wait(left):
+                    raise sa.exc.TimeoutError(
+                        'no connection to read with in %d s' % WAIT_SECONDS)
+        finally:
+            self._waiting -= 1
+
+    def _done(self, kept=None) -> None:
+        with self._lock:
+            self._in_use -= 1
+            if kept is not None and len(self._idle) < POOL_SIZE:
+                self._idle.append(kept)
+                kept = None
+            if self._waiting:
+                self._freed.notify()
+        if kept is not None:
+            _close(kept[0])
 
     def give_back(self, found) -> None:
         try:
             if self._rollback:
                 found[0].rollback()
-            if len(self._idle) < POOL_SIZE:
-                self._idle.append(found)
-            else:
-                _close(found[0])
         except Exception:
             _close(found[0])
-        finally:
-            self._slots.release()
+            self._done()
+        else:
+            self._done(found)
 
     def lost(self, found) -> None:
         """``found`` failed as the server went away: so did the kept ones."""
         _close(found[0])
-        while self._idle:
-            _close(self._idle.pop()[0])
-        self._slots.release()
+        with self._lock:
+            gone, self._idle = self._idle, []
+        for kept in gone:
+            _close(kept[0])
+        self._done()
 
     def _new(self):
         # Made by the read engine, with its settings (autocommit on MySQL,

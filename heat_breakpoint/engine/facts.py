@@ -274,6 +274,14 @@ def marked(stack) -> bool:
     return bool(marker) or marker == []
 
 
+# The markers parsed last, by the stored template they were read from:
+# {template id: (the marker, its breakpoints)}. Every check loads its
+# stack's environment afresh; comparing what it reads with what was
+# parsed costs less than working out a key to look the parse up by.
+_by_template = {}
+_BY_TEMPLATE_MAX = 256
+
+
 def stack_breakpoints(stack) -> tuple:
     """The breakpoints in a stack's own environment (fast if none)."""
     marker = stack.env.param_defaults.get(registry.MARKER)
@@ -282,7 +290,16 @@ def stack_breakpoints(stack) -> tuple:
     known = _parsed.get()
     if known is not None and known[0] is marker:
         return known[1]
-    found = parse_marker(marker, stack.id)
+    template_id = stack.t.id
+    known = _by_template.get(template_id)
+    if known is not None and known[0] == marker:
+        found = known[1]
+    else:
+        found = parse_marker(marker, stack.id)
+        if template_id is not None:
+            if len(_by_template) >= _BY_TEMPLATE_MAX:
+                _by_template.clear()
+            _by_template[template_id] = (marker, found)
     _parsed.set((marker, found))
     return found
 

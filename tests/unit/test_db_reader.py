@@ -116,3 +116,27 @@ def test_reads_keep_their_connections_in_a_list_of_their_own(
     assert kept._idle[0][0] is not first
     with pytest.raises(Exception, match='closed'):
         first.execute('SELECT 1')
+
+
+def test_reads_at_once_are_bounded_as_in_sqlalchemys_pool(
+        tmp_path, monkeypatch):
+    import threading
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    monkeypatch.setattr(reader, 'POOL_SIZE', 1)
+    monkeypatch.setattr(reader, 'MAX_OVERFLOW', 1)
+    monkeypatch.setattr(reader, 'WAIT_SECONDS', 0.2)
+    kept = reader._reader(heat)[2]
+    first, second = kept.take(), kept.take()
+    with pytest.raises(sa.exc.TimeoutError):
+        kept.take()
+    # A connection given back goes to whoever waits for one.
+    taken = []
+    waiter = threading.Thread(target=lambda: taken.append(kept.take()))
+    monkeypatch.setattr(reader, 'WAIT_SECONDS', 5)
+    waiter.start()
+    kept.give_back(first)
+    waiter.join()
+    assert taken[0][0] is first[0]
+    kept.give_back(second)
+    kept.give_back(taken[0])
+    assert len(kept._idle) == 1  # POOL_SIZE kept, the other closed

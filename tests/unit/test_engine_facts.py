@@ -51,6 +51,7 @@ class FakeStack:
         self.action = 'CREATE'
         self.DELETE = 'DELETE'
         self.raw_template = mock.Mock(environment={})
+        self.t = mock.Mock(id=None)  # a template not stored
         self.convergence = True
         self.context = None
         self.adopt_stack_data = None
@@ -132,6 +133,25 @@ def test_breakpoints_parsed_once_per_stack_object():
         assert facts.stack_breakpoints(stack) is first
         assert parse.call_count == 1
     assert [bp.name for bp in first] == ['a', 'b']
+
+
+def test_breakpoints_parsed_once_per_stored_environment():
+    def loaded(marker):
+        stack = FakeStack(marker)
+        stack.t.id = 'template-1'
+        return stack
+    with mock.patch.object(facts, 'parse_marker',
+                           wraps=facts.parse_marker) as parse:
+        first = facts.stack_breakpoints(loaded(marker_for('a', 'b')))
+        # The next check loads the same environment again.
+        assert facts.stack_breakpoints(loaded(marker_for('a', 'b'))) is \
+            first
+        assert parse.call_count == 1
+        # A command changed it in the database meanwhile.
+        assert facts.stack_breakpoints(loaded([])) is decision.COMMANDS_ONLY
+        changed = facts.stack_breakpoints(loaded(marker_for('a')))
+        assert [bp.name for bp in changed] == ['a']
+        assert parse.call_count == 3
 
 
 def test_nested_path_walked_once_per_stack_object():
