@@ -296,15 +296,17 @@ def _by_key(table):
 
 # The three tables' rows for one operation, in one round trip. The pause
 # row comes first: a compound select takes its column types (and so the
-# conversion of ``since`` back to a datetime) from its first select.
+# conversion of ``since`` back to a datetime) from its first select. What
+# row is which shows in its columns (the pause row's ``held``, never
+# NULL; the mode's ``path``, NULL): a column less for the driver to read
+# the description of (on MySQL, in Python, every time).
 _STATE_QUERY = sa.union_all(
-    sa.select(sa.literal('pause').label('source'),
-              sa.null().label('path'), sa.null().label('kind'),
+    sa.select(sa.null().label('path'), sa.null().label('kind'),
               _pauses.c.held, _pauses.c.paused_seconds,
               _pauses.c.since).where(_by_key(_pauses)),
-    sa.select(sa.literal('mode'), sa.null(), _operations.c.mode,
+    sa.select(sa.null(), _operations.c.mode,
               sa.null(), sa.null(), sa.null()).where(_by_key(_operations)),
-    sa.select(sa.literal('target'), _targets.c.path, _targets.c.kind,
+    sa.select(_targets.c.path, _targets.c.kind,
               sa.null(), sa.null(), sa.null()).where(_by_key(_targets)),
 )
 
@@ -322,10 +324,10 @@ def read(key: tables.Key, conn=None) -> State:
         rows = reader.read(tables.engine(), _STATE_QUERY, params)
     found = {'targets': {}}
     for row in rows:
-        if row.source == 'pause':
+        if row.held is not None:  # the pause row
             found.update(held=row.held, paused_seconds=row.paused_seconds,
                          since=_datetime(row.since))
-        elif row.source == 'mode':
+        elif row.path is None:  # the mode
             found['mode'] = row.kind
         else:
             known = found['targets'].get(row.path)
