@@ -14,8 +14,9 @@
 Under the convergence engine Heat never calls lifecycle plugins for
 create, update or delete, so the plugin installs its hold here. Each
 resource's ``create_convergence``, ``update_convergence`` and
-``delete_convergence`` runs one pipeline (:func:`_check`): the check's
-facts gathered once (:mod:`heat_breakpoint.engine.facts`), then
+``delete_convergence`` runs one pipeline (``check``, in
+:func:`_wrap_checks`): the check's facts gathered once
+(:mod:`heat_breakpoint.engine.facts`), then
 
 * *before*: hold before the action, or go on (:mod:`.parking`);
 * *change*: hold where an update adds, removes or changes a resource
