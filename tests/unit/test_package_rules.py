@@ -11,11 +11,11 @@
 # under the License.
 """Rules of the server package that hold for every module, read from source.
 
-* Nothing of ours is kept on Heat's objects: no ``setattr`` but the
-  seam's on the classes it wraps, no ``_breakpoint_*`` attribute, no
-  method put into an object's ``__dict__``, and on a Heat stack or
-  resource only the attributes Heat has, written where the plugin wrote
-  the same value to Heat's database.
+* Nothing of ours is kept on Heat's objects: ``setattr`` only on a class
+  (the seam's wrappers, the local server's), no ``_breakpoint_*``
+  attribute, no method put into an object's ``__dict__``, and on a Heat
+  stack or resource only the attributes Heat has, written where the
+  plugin wrote the same value to Heat's database.
 * No module imports another's private names (``_name``), by ``from ...
   import _name`` or as ``module._name``; a name others need is public.
 """
@@ -27,8 +27,8 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / 'heat_breakpoint'
 
-# Where setattr may set a method on a class, and what it is called there.
-SETATTR_ON_CLASSES = {'engine/seam.py': {'cls'}}
+# What a class is called where setattr sets a method on it.
+CLASS_NAMES = {'cls', 'klass'}
 # Names our code gives Heat's Stack and Resource objects.
 HEAT_OBJECTS = {'stack', 'rsrc', 'resource', 'root', 'parent', 'nested',
                 'new_stack', 'db_stack', 'held', 'rsrc_stack', 'outer'}
@@ -51,6 +51,27 @@ def _name_of(node):
     return node.id if isinstance(node, ast.Name) else None
 
 
+def _is_class(node) -> bool:
+    """``cls``, or ``module.ClassName``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr[:1].isupper()
+    return _name_of(node) in CLASS_NAMES
+
+
+def _modules_imported(tree) -> set:
+    """The names a module gives the modules it imports (``stack``...)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.asname or alias.name.split('.')[0]
+                         for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.split('.')[0] in ('heat', 'heat_breakpoint'):
+            found.update(alias.asname or alias.name for alias in node.names
+                         if alias.name[:1].islower())
+    return found
+
+
 def _targets(tree):
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign):
@@ -65,13 +86,13 @@ def _targets(tree):
 
 def attributes_set_on_heat_objects(relative, tree) -> list:
     found = []
-    allowed_setattr = SETATTR_ON_CLASSES.get(relative, set())
+    heat_objects = HEAT_OBJECTS - _modules_imported(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _name_of(node.func) == 'setattr':
-            owner = _name_of(node.args[0]) if node.args else None
-            if owner not in allowed_setattr:
+            if not node.args or not _is_class(node.args[0]):
                 found.append('%s:%d setattr(%s, ...)' % (
-                    relative, node.lineno, owner))
+                    relative, node.lineno,
+                    ast.unparse(node.args[0]) if node.args else ''))
         if (isinstance(node, ast.Call) and
                 isinstance(node.func, ast.Attribute) and
                 node.func.attr in ('pop', 'update', 'setdefault',
@@ -91,7 +112,7 @@ def attributes_set_on_heat_objects(relative, tree) -> list:
         if target.attr.startswith('_breakpoint'):
             found.append('%s:%d .%s =' % (relative, target.lineno,
                                           target.attr))
-        elif _name_of(target.value) in HEAT_OBJECTS and \
+        elif _name_of(target.value) in heat_objects and \
                 target.attr not in HEAT_ATTRIBUTES:
             found.append('%s:%d %s.%s =' % (
                 relative, target.lineno, target.value.id, target.attr))
@@ -163,6 +184,7 @@ def test_no_private_name_is_imported_across_modules():
 
 @pytest.mark.parametrize('source', [
     'setattr(stack, "_breakpoint_walk", 1)',
+    'setattr(rsrc, "kept", 1)',
     'stack._breakpoint_parsed = 1',
     'rsrc.__dict__["_needs_update"] = wrapped',
     'rsrc.__dict__.pop("_needs_update", None)',
@@ -175,6 +197,8 @@ def test_the_scan_sees_what_is_stashed(source):
 
 @pytest.mark.parametrize('source', [
     'setattr(cls, name, original)',
+    'setattr(service.EngineService, name, wrapped)',
+    'from heat.engine import stack\nstack.time = None',
     'rsrc.action, rsrc.status = "CREATE", "COMPLETE"',
     'self.kept = 1',
     'found = cls.__dict__.get(name)',
