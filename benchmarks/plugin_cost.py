@@ -124,21 +124,32 @@ def stock_check_cpu(heat, size, rounds):
 def plugin_calls(rsrc, stack):
     """The seam's calls of one create check, in the order a check makes them.
 
-    The event writer is a no-op: the event itself is Heat's, not ours.
+    The check's pipeline without Heat's action (its facts, the hold
+    before, a released hold's note, a planned change, the hold after),
+    Heat's own hook check, two events and the two ``time_elapsed``. The
+    event writer is a no-op: the event itself is Heat's, not ours.
     """
     from heat_breakpoint.engine import deadlines
-    from heat_breakpoint.engine import decision
     from heat_breakpoint.engine import events
+    from heat_breakpoint.engine import facts
+    from heat_breakpoint.engine import outcomes
     from heat_breakpoint.engine import parking
+    from heat_breakpoint.engine import planned_changes
 
     def stock_add_event(*args):
         pass
 
-    parking.park_if_required(rsrc, 'CREATE', lambda: rsrc.properties)
-    decision.find_breakpoint(rsrc, 'CREATE')
+    check = facts.check(rsrc, 'CREATE', stack.t.id)
+    parking.hold_before(rsrc, check, lambda: rsrc.properties)
+    outcomes.resume(rsrc)
+    planned_changes.before(rsrc, check, stack.t.id)
+    facts.find_breakpoint(rsrc, 'CREATE')
     for status in ('IN_PROGRESS', 'COMPLETE'):
         events.add_event(rsrc, 'CREATE', status, 'state changed',
                          stock_add_event)
+    outcomes.run(rsrc, check, 'CREATE', lambda: rsrc.properties,
+                 lambda: None)
+    planned_changes.after()
     deadlines.time_elapsed(stack, 1.0)
     deadlines.time_elapsed(stack, 1.0)
 

@@ -67,20 +67,20 @@ _ENTRY_KEYS = (_KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS, _KEY_WHEN,
                _KEY_HOOK)
 # Marker entries only: the hooks a user had already set on the same registry
 # entry, so removing the breakpoint gives them back exactly as written.
-_KEY_NATIVE = 'native_hooks'
+KEY_NATIVE = 'native_hooks'
 
-_REGISTRY = 'resource_registry'
-_RESOURCES = 'resources'
-_HOOKS = 'hooks'
-_PARAMETER_DEFAULTS = 'parameter_defaults'
+REGISTRY = 'resource_registry'
+RESOURCES = 'resources'
+HOOKS = 'hooks'
+PARAMETER_DEFAULTS = 'parameter_defaults'
 # Heat's registry reads these keys as settings at every nesting level, so a
 # resource path segment of that name could never be reached.
-_RESERVED_SEGMENTS = (_HOOKS, 'restricted_actions')
+RESERVED_SEGMENTS = (HOOKS, 'restricted_actions')
 
 _MAX_SHOWN_CHARS = 60
 _MAX_LISTED_NAMES = 30
 
-_Native = typing.Union[str, list, None]
+Native = typing.Union[str, list, None]
 
 
 class BreakpointError(ValueError):
@@ -119,14 +119,14 @@ class Breakpoint:
                 path, collections.abc.Sequence):
             raise BreakpointError(
                 'breakpoint path must be a sequence of names, got %s'
-                % _kind(path))
+                % yaml_kind(path))
         object.__setattr__(self, 'path', tuple(path))
         segments = self.path + (self.pattern,)
         for segment in segments:
             if not isinstance(segment, str):
                 raise BreakpointError(
                     'breakpoint names must be strings, got %s'
-                    % _kind(segment))
+                    % yaml_kind(segment))
         name = SEPARATOR.join(segments)
         _check_segments(name, segments)
         when = _normalise_when(self.when)
@@ -206,14 +206,14 @@ closest_names = resource_names.closest_names
 matching_names = resource_names.matching_names
 
 
-def _show(text: str) -> str:
+def quoted(text: str) -> str:
     """Quote a user-given name for a one-line message, escaped and short."""
     if len(text) > _MAX_SHOWN_CHARS:
         text = text[:_MAX_SHOWN_CHARS] + '...'
     return repr(text)
 
 
-def _kind(value: object) -> str:
+def yaml_kind(value: object) -> str:
     """Name a value's type the way a YAML author thinks of it."""
     if value is None:
         return 'null'
@@ -250,7 +250,7 @@ def _has_control_characters(text: str) -> bool:
 
 def _check_segments(name: str, segments: typing.Sequence[str]) -> None:
     """Refuse names Heat's registry could not hold or would misread."""
-    where = 'breakpoint %s' % _show(name)
+    where = 'breakpoint %s' % quoted(name)
     if name == '':
         raise BreakpointError('breakpoint name is empty')
     if _has_control_characters(name):
@@ -271,14 +271,14 @@ def _check_segment(where: str, segment: str) -> None:
             "'outer/inner')" % where)
     if SEPARATOR in segment:
         raise BreakpointError(
-            "%s: segment %s contains '/'" % (where, _show(segment)))
+            "%s: segment %s contains '/'" % (where, quoted(segment)))
     if segment in ('.', '..'):
         raise BreakpointError(
-            '%s: %s is not a resource name' % (where, _show(segment)))
-    if segment in _RESERVED_SEGMENTS:
+            '%s: %s is not a resource name' % (where, quoted(segment)))
+    if segment in RESERVED_SEGMENTS:
         raise BreakpointError(
             "%s: %s is reserved by Heat's resource registry"
-            % (where, _show(segment)))
+            % (where, quoted(segment)))
     if len(segment) > MAX_NAME_LENGTH:
         raise BreakpointError(
             '%s: a name is %d characters long (limit: %d)'
@@ -289,7 +289,7 @@ def _normalise_when(when: object) -> str:
     if when is None:
         return BEFORE
     if not isinstance(when, str) or when.lower() not in WHENS:
-        shown = _show(when) if isinstance(when, str) else _kind(when)
+        shown = quoted(when) if isinstance(when, str) else yaml_kind(when)
         raise BreakpointError('unknown when %s (allowed: %s)'
                               % (shown, ', '.join(WHENS)))
     return when.lower()
@@ -308,16 +308,16 @@ def _normalise_actions(actions: typing.Union[str, typing.Iterable[str],
                                   collections.abc.Set)):
         raise BreakpointError(
             'actions must be an action name or a list of them (allowed: '
-            '%s), got %s' % (allowed, _kind(actions)))
+            '%s), got %s' % (allowed, yaml_kind(actions)))
     given = set()
     for action in actions:
         if not isinstance(action, str):
             raise BreakpointError(
                 'an action must be a string (allowed: %s), got %s'
-                % (allowed, _kind(action)))
+                % (allowed, yaml_kind(action)))
         if action.lower() not in ACTIONS:
             raise BreakpointError(
-                'unknown action %s (allowed: %s)' % (_show(action), allowed))
+                'unknown action %s (allowed: %s)' % (quoted(action), allowed))
         given.add(action.lower())
     if not given:
         raise BreakpointError('no action given (allowed: %s)' % allowed)
@@ -345,7 +345,7 @@ def from_hooks(hooks: typing.Union[str, typing.Sequence[str]]
             allowed = ', '.join(prefix + action
                                 for prefix in _HOOK_PREFIX.values()
                                 for action in ACTIONS)
-            shown = _show(hook) if isinstance(hook, str) else _kind(hook)
+            shown = quoted(hook) if isinstance(hook, str) else yaml_kind(hook)
             raise BreakpointError('unknown hook %s (allowed: %s)'
                                   % (shown, allowed))
     if len(found) != 1:
@@ -361,7 +361,7 @@ def parse_name(text: str, actions: typing.Union[str, typing.Iterable[str],
     """Parse one CLI name: ``'R'`` or ``'outer/inner/R'``."""
     if not isinstance(text, str):
         raise BreakpointError(
-            'a breakpoint must be a resource name, got %s' % _kind(text))
+            'a breakpoint must be a resource name, got %s' % yaml_kind(text))
     segments = text.split(SEPARATOR)
     return Breakpoint(tuple(segments[:-1]), segments[-1], actions, when)
 
@@ -379,7 +379,7 @@ def parse_pattern(text: str, actions: typing.Union[str, typing.Iterable[
         if _unclosed_set(segment):
             raise BreakpointError(
                 "breakpoint %s: '[' opens a set that is not closed in %s"
-                % (_show(text), _show(segment)))
+                % (quoted(text), quoted(segment)))
     return bp
 
 
@@ -402,7 +402,7 @@ def _unclosed_set(segment: str) -> bool:
     return False
 
 
-def _check_count(count: int, where: str = '') -> None:
+def check_count(count: int, where: str = '') -> None:
     if count > MAX_BREAKPOINTS:
         raise BreakpointError(
             '%stoo many breakpoints (%d; limit: %d)'
@@ -417,14 +417,14 @@ def parse_names(names: typing.Iterable[str],
     if isinstance(names, str):
         names = [names]
     names = list(names)
-    _check_count(len(names))
+    check_count(len(names))
     result = []
     seen = set()
     for name in names:
         breakpoint = parse_name(name, actions, when)
         if breakpoint.name in seen:
             raise BreakpointError(
-                'breakpoint %s is given twice' % _show(breakpoint.name))
+                'breakpoint %s is given twice' % quoted(breakpoint.name))
         seen.add(breakpoint.name)
         result.append(breakpoint)
     return result
@@ -434,7 +434,7 @@ def parse_names(names: typing.Iterable[str],
 # The environment-file section (and the marker, which reuses its grammar)
 
 def _parse_entry(value: object, where: str,
-                 marker: bool) -> tuple[Breakpoint, _Native]:
+                 marker: bool) -> tuple[Breakpoint, Native]:
     """One section entry: a name, or a mapping with ``resource``."""
     if isinstance(value, str):
         try:
@@ -444,11 +444,11 @@ def _parse_entry(value: object, where: str,
     if not isinstance(value, collections.abc.Mapping):
         raise BreakpointError(
             "%s: must be a resource name or a mapping with 'resource', "
-            "got %s" % (where, _kind(value)))
-    allowed = _ENTRY_KEYS + ((_KEY_NATIVE,) if marker else ())
+            "got %s" % (where, yaml_kind(value)))
+    allowed = _ENTRY_KEYS + ((KEY_NATIVE,) if marker else ())
     for key in value:
         if key not in allowed:
-            shown = _show(key) if isinstance(key, str) else _kind(key)
+            shown = quoted(key) if isinstance(key, str) else yaml_kind(key)
             raise BreakpointError(
                 '%s: unknown key %s (allowed: %s)'
                 % (where, shown, ', '.join(allowed)))
@@ -466,7 +466,7 @@ def _parse_entry(value: object, where: str,
     if not isinstance(resource, str):
         raise BreakpointError(
             '%s.resource: must be a resource name, got %s (to set several '
-            'breakpoints, list them)' % (where, _kind(resource)))
+            'breakpoints, list them)' % (where, yaml_kind(resource)))
     action_key = _KEY_ACTION if _KEY_ACTION in value else _KEY_ACTIONS
     try:
         if _KEY_HOOK in value:
@@ -484,10 +484,10 @@ def _parse_entry(value: object, where: str,
         breakpoint = parse_name(resource, actions, when)
     except BreakpointError as error:
         raise _prefixed(where, error) from None
-    return breakpoint, _parse_native(value.get(_KEY_NATIVE), where)
+    return breakpoint, _parse_native(value.get(KEY_NATIVE), where)
 
 
-def _hook_list(value: object, where: str) -> list[str]:
+def hook_list(value: object, where: str) -> list[str]:
     """Heat accepts hooks as one string or a list; read both as a list."""
     if value is None:
         return []
@@ -497,18 +497,18 @@ def _hook_list(value: object, where: str) -> list[str]:
         return list(value)
     raise BreakpointError(
         '%s: must be a hook name or a list of hook names, got %s'
-        % (where, _kind(value)))
+        % (where, yaml_kind(value)))
 
 
-def _parse_native(value: object, where: str) -> _Native:
+def _parse_native(value: object, where: str) -> Native:
     if value is None:
         return None
-    _hook_list(value, '%s.%s' % (where, _KEY_NATIVE))
+    hook_list(value, '%s.%s' % (where, KEY_NATIVE))
     return copy.deepcopy(value)
 
 
-def _parse_entries(value: object, where: str,
-                   marker: bool = False) -> list[tuple[Breakpoint, _Native]]:
+def parse_entries(value: object, where: str,
+                  marker: bool = False) -> list[tuple[Breakpoint, Native]]:
     if value is None:
         return []
     if isinstance(value, (str, collections.abc.Mapping)):
@@ -516,8 +516,8 @@ def _parse_entries(value: object, where: str,
     if not isinstance(value, collections.abc.Sequence):
         raise BreakpointError(
             "%s: must be a resource name, a mapping with 'resource', or a "
-            "list of those; got %s" % (where, _kind(value)))
-    _check_count(len(value), where)
+            "list of those; got %s" % (where, yaml_kind(value)))
+    check_count(len(value), where)
     entries = []
     first_seen = {}
     for index, item in enumerate(value):
@@ -526,7 +526,7 @@ def _parse_entries(value: object, where: str,
         if breakpoint.key in first_seen:
             raise BreakpointError(
                 '%s: breakpoint %s is already given at %s'
-                % (item_where, _show(breakpoint.label),
+                % (item_where, quoted(breakpoint.label),
                    first_seen[breakpoint.key]))
         first_seen[breakpoint.key] = item_where
         entries.append((breakpoint, native))
@@ -541,7 +541,7 @@ def parse_section(value: object) -> list[Breakpoint]:
     empty section (``None`` or ``[]``) means no breakpoints.
     """
     return [breakpoint
-            for breakpoint, _native in _parse_entries(value, SECTION)]
+            for breakpoint, _native in parse_entries(value, SECTION)]
 
 
 def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
@@ -558,9 +558,9 @@ def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
         return
     first = unmatched[0]
     head = first.segments[0]
-    message = 'breakpoint %s' % _show(first.name)
+    message = 'breakpoint %s' % quoted(first.name)
     if len(first.segments) > 1:
-        message += ': %s' % _show(head)
+        message += ': %s' % quoted(head)
     message += ' matches no resource in the template'
     closest = closest_names(head, names, n=3, cutoff=0.4)
     if closest:
@@ -571,7 +571,7 @@ def check_resource_names(breakpoints: typing.Iterable[Breakpoint],
         message += ' (the template has no resources)'
     if len(unmatched) > 1:
         message += '; also unmatched: %s' % ', '.join(
-            _show(bp.name) for bp in unmatched[1:6])
+            quoted(bp.name) for bp in unmatched[1:6])
         if len(unmatched) > 6:
             message += ', ...'
     raise BreakpointError(message)

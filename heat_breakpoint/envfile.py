@@ -20,8 +20,8 @@ import typing
 
 import yaml
 
-from heat_breakpoint.breakpoints import _kind
 from heat_breakpoint.breakpoints import BreakpointError
+from heat_breakpoint.breakpoints import yaml_kind
 
 #: Environment files larger than this are refused before parsing.
 MAX_ENVIRONMENT_SIZE = 1024 * 1024
@@ -116,7 +116,7 @@ def load_environment_text(text: typing.Union[str, bytes]) -> dict:
     """
     if not isinstance(text, (str, bytes)):
         raise BreakpointError(
-            'environment must be YAML text, got %s' % _kind(text))
+            'environment must be YAML text, got %s' % yaml_kind(text))
     if len(text) > MAX_ENVIRONMENT_SIZE or (
             isinstance(text, str) and len(text.encode(
                 'utf-8', 'surrogatepass')) > MAX_ENVIRONMENT_SIZE):
@@ -135,6 +135,6 @@ def load_environment_text(text: typing.Union[str, bytes]) -> dict:
     if env is None:
         return {}
     if not isinstance(env, dict):
-        raise BreakpointError(
-            'environment must be a mapping of sections, got %s' % _kind(env))
+        raise BreakpointError('environment must be a mapping of sections, '
+                              'got %s' % yaml_kind(env))
     return env

@@ -128,12 +128,6 @@ def _not_nested(name: str, kind: typing.Optional[str],
     return not _could_be_stack(kind) and not remapped.remaps(name, kind)
 
 
-def certainly_not_nested(name: str, kind: typing.Optional[str],
-                         environments: typing.Iterable = ()) -> bool:
-    """Whether resource ``name`` of type ``kind`` is surely no stack."""
-    return _not_nested(name, kind, _Remapped(environments, [kind]))
-
-
 def check_nested(found: typing.Iterable[breakpoints.Breakpoint],
                  types: typing.Optional[dict],
                  environments: typing.Iterable = ()) -> None:

@@ -20,9 +20,8 @@ module must stay free of Heat imports.
 import re
 
 # Stock Heat's own wording for a paused resource; `openstack stack hook
-# poll` matches these exact strings, so a breakpoint hit writes one too.
+# poll` matches this exact string, so a breakpoint hit writes it too.
 NATIVE_PAUSED = '%(action)s paused until Hook %(hook)s is cleared'
-NATIVE_CLEARED = 'Hook %(hook)s is cleared'
 
 HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
 # After the action completed (stock post-* hook names), and on its failure

@@ -24,25 +24,25 @@ form; like the model it imports nothing from Heat, heatclient or oslo.
 import copy
 import typing
 
-from heat_breakpoint.breakpoints import _check_count
-from heat_breakpoint.breakpoints import _hook_list
-from heat_breakpoint.breakpoints import _HOOKS
-from heat_breakpoint.breakpoints import _KEY_NATIVE
-from heat_breakpoint.breakpoints import _kind
-from heat_breakpoint.breakpoints import _Native
-from heat_breakpoint.breakpoints import _PARAMETER_DEFAULTS
-from heat_breakpoint.breakpoints import _parse_entries
-from heat_breakpoint.breakpoints import _REGISTRY
-from heat_breakpoint.breakpoints import _RESERVED_SEGMENTS
-from heat_breakpoint.breakpoints import _RESOURCES
-from heat_breakpoint.breakpoints import _show
 from heat_breakpoint.breakpoints import ACTIONS
 from heat_breakpoint.breakpoints import Breakpoint
 from heat_breakpoint.breakpoints import BreakpointError
+from heat_breakpoint.breakpoints import check_count
+from heat_breakpoint.breakpoints import hook_list
+from heat_breakpoint.breakpoints import HOOKS
+from heat_breakpoint.breakpoints import KEY_NATIVE
+from heat_breakpoint.breakpoints import Native
+from heat_breakpoint.breakpoints import PARAMETER_DEFAULTS
+from heat_breakpoint.breakpoints import parse_entries
 from heat_breakpoint.breakpoints import parse_name
 from heat_breakpoint.breakpoints import parse_section
+from heat_breakpoint.breakpoints import quoted
+from heat_breakpoint.breakpoints import REGISTRY
+from heat_breakpoint.breakpoints import RESERVED_SEGMENTS
+from heat_breakpoint.breakpoints import RESOURCES
 from heat_breakpoint.breakpoints import SECTION
 from heat_breakpoint.breakpoints import SEPARATOR
+from heat_breakpoint.breakpoints import yaml_kind
 from heat_breakpoint.envfile import MAX_NESTING
 
 #: Where in ``parameter_defaults`` the breakpoints are recorded.
@@ -53,8 +53,8 @@ def _copy_env(env: object) -> dict:
     if env is None:
         return {}
     if not isinstance(env, dict):
-        raise BreakpointError(
-            'environment must be a mapping of sections, got %s' % _kind(env))
+        raise BreakpointError('environment must be a mapping of sections, '
+                              'got %s' % yaml_kind(env))
     try:
         return copy.deepcopy(env)
     except RecursionError:
@@ -64,7 +64,7 @@ def _copy_env(env: object) -> dict:
 
 
 def _registry_path(segments: typing.Sequence[str]) -> list[str]:
-    return [_REGISTRY, _RESOURCES] + list(segments)
+    return [REGISTRY, RESOURCES] + list(segments)
 
 
 def _registry_entry(env: dict, segments: typing.Sequence[str],
@@ -89,8 +89,8 @@ def _registry_entry(env: dict, segments: typing.Sequence[str],
                 return None
             raise BreakpointError(
                 'cannot add breakpoint %s: %s is %s, not a mapping'
-                % (_show(SEPARATOR.join(segments)), '.'.join(walked),
-                   _kind(child)))
+                % (quoted(SEPARATOR.join(segments)), '.'.join(walked),
+                   yaml_kind(child)))
         node = child
     return node
 
@@ -113,74 +113,74 @@ def _prune(env: dict, segments: typing.Sequence[str]) -> None:
         del chain[depth - 1][keys[depth - 1]]
 
 
-def _add_hooks(env: dict, breakpoint: Breakpoint) -> _Native:
+def _add_hooks(env: dict, breakpoint: Breakpoint) -> Native:
     """Add the breakpoint's hooks; return what the user had set there."""
     if not breakpoint.hooks:
         return None
     entry = _registry_entry(env, breakpoint.segments, create=True)
-    where = '.'.join(_registry_path(breakpoint.segments) + [_HOOKS])
-    had_hooks = _HOOKS in entry
-    current = entry.get(_HOOKS)
-    existing = _hook_list(current, where)
+    where = '.'.join(_registry_path(breakpoint.segments) + [HOOKS])
+    had_hooks = HOOKS in entry
+    current = entry.get(HOOKS)
+    existing = hook_list(current, where)
     added = [hook for hook in breakpoint.hooks if hook not in existing]
     if added:
-        entry[_HOOKS] = existing + added
+        entry[HOOKS] = existing + added
     return copy.deepcopy(current) if had_hooks else None
 
 
 def _remove_hooks(env: dict, breakpoint: Breakpoint,
-                  native: _Native) -> None:
+                  native: Native) -> None:
     """Take back the hooks a breakpoint added, keeping the user's own."""
     if not breakpoint.hooks:
         return
     entry = _registry_entry(env, breakpoint.segments, create=False)
     if entry is None:
         return
-    where = '.'.join(_registry_path(breakpoint.segments) + [_HOOKS])
-    native_hooks_ = _hook_list(native, where)
-    remaining = [hook for hook in _hook_list(entry.get(_HOOKS), where)
+    where = '.'.join(_registry_path(breakpoint.segments) + [HOOKS])
+    native_hooks_ = hook_list(native, where)
+    remaining = [hook for hook in hook_list(entry.get(HOOKS), where)
                  if hook not in breakpoint.hooks or hook in native_hooks_]
     if native is not None and set(remaining) == set(native_hooks_):
-        entry[_HOOKS] = copy.deepcopy(native)
+        entry[HOOKS] = copy.deepcopy(native)
     elif remaining:
-        entry[_HOOKS] = remaining
+        entry[HOOKS] = remaining
     else:
-        entry.pop(_HOOKS, None)
+        entry.pop(HOOKS, None)
     _prune(env, breakpoint.segments)
 
 
 def _parameter_defaults(env: dict, create: bool) -> typing.Optional[dict]:
-    defaults = env.get(_PARAMETER_DEFAULTS)
+    defaults = env.get(PARAMETER_DEFAULTS)
     if defaults is None:
         if not create:
             return None
-        defaults = env[_PARAMETER_DEFAULTS] = {}
+        defaults = env[PARAMETER_DEFAULTS] = {}
     if not isinstance(defaults, dict):
         raise BreakpointError(
             '%s must be a mapping, got %s'
-            % (_PARAMETER_DEFAULTS, _kind(defaults)))
+            % (PARAMETER_DEFAULTS, yaml_kind(defaults)))
     return defaults
 
 
-def _read_marker(env: object) -> list[tuple[Breakpoint, _Native]]:
+def _read_marker(env: object) -> list[tuple[Breakpoint, Native]]:
     if not isinstance(env, dict):
         return []
-    defaults = env.get(_PARAMETER_DEFAULTS)
+    defaults = env.get(PARAMETER_DEFAULTS)
     if not isinstance(defaults, dict) or MARKER not in defaults:
         return []
-    return _parse_entries(defaults[MARKER],
-                          '%s.%s' % (_PARAMETER_DEFAULTS, MARKER),
-                          marker=True)
+    return parse_entries(defaults[MARKER],
+                         '%s.%s' % (PARAMETER_DEFAULTS, MARKER),
+                         marker=True)
 
 
 def _write_marker(env: dict,
                   entries: typing.Iterable[tuple[Breakpoint,
-                                                 _Native]]) -> None:
+                                                 Native]]) -> None:
     records = []
     for breakpoint, native in entries:
         record = breakpoint.to_dict()
         if native is not None:
-            record[_KEY_NATIVE] = native
+            record[KEY_NATIVE] = native
         records.append(record)
     if records:
         _parameter_defaults(env, create=True)[MARKER] = records
@@ -189,7 +189,7 @@ def _write_marker(env: dict,
     if defaults is not None:
         defaults.pop(MARKER, None)
         if not defaults:
-            del env[_PARAMETER_DEFAULTS]
+            del env[PARAMETER_DEFAULTS]
 
 
 def _as_breakpoint(value: typing.Union[Breakpoint, str]) -> Breakpoint:
@@ -212,13 +212,13 @@ def apply_to_environment(env: typing.Optional[dict],
     for breakpoint in map(_as_breakpoint, breakpoints):
         if breakpoint.key in given:
             raise BreakpointError(
-                'breakpoint %s is given twice' % _show(breakpoint.label))
+                'breakpoint %s is given twice' % quoted(breakpoint.label))
         given.add(breakpoint.key)
         if breakpoint.key in current:
             _remove_hooks(new_env, *current[breakpoint.key])
         current[breakpoint.key] = (breakpoint,
                                    _add_hooks(new_env, breakpoint))
-        _check_count(len(current))
+        check_count(len(current))
     _write_marker(new_env, current.values())
     return new_env
 
@@ -248,7 +248,7 @@ def remove_from_environment(env: typing.Optional[dict],
                 key[0] for key in current)) if current else 'none'
             raise BreakpointError(
                 'no breakpoint %s to remove (breakpoints set: %s)'
-                % (_show(given.name), known))
+                % (quoted(given.name), known))
         for key in keys:
             _remove_hooks(new_env, *current.pop(key))
     _write_marker(new_env, current.values())
@@ -279,8 +279,8 @@ def native_hooks(env: object) -> list[tuple[tuple[str, ...],
 
     Tolerant by design: entries Heat would reject are skipped, not raised.
     """
-    registry = env.get(_REGISTRY) if isinstance(env, dict) else None
-    resources = (registry.get(_RESOURCES)
+    registry = env.get(REGISTRY) if isinstance(env, dict) else None
+    resources = (registry.get(RESOURCES)
                  if isinstance(registry, dict) else None)
     if not isinstance(resources, dict):
         return []
@@ -289,7 +289,7 @@ def native_hooks(env: object) -> list[tuple[tuple[str, ...],
     pending = [((), resources)]
     while pending:
         segments, node = pending.pop()
-        hooks = node.get(_HOOKS)
+        hooks = node.get(HOOKS)
         if segments and isinstance(hooks, str):
             found.append((segments, (hooks,)))
         elif segments and isinstance(hooks, list):
@@ -297,7 +297,7 @@ def native_hooks(env: object) -> list[tuple[tuple[str, ...],
                                           if isinstance(h, str))))
         children = [(segments + (str(key),), value)
                     for key, value in node.items()
-                    if key not in _RESERVED_SEGMENTS
+                    if key not in RESERVED_SEGMENTS
                     and isinstance(value, dict)]
         pending.extend(reversed(children))
     return found

@@ -20,7 +20,7 @@ read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
 :mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
 held to Heat's own rule for the request, and a resource signal carrying
 one of our commands to our rule for the command
-(:mod:`heat_breakpoint.api.authorize`). Every other request passes
+(:mod:`heat_breakpoint.api.request_policy`). Every other request passes
 through untouched; a stack request whose raw body does not even contain
 the word ``breakpoints`` is not parsed at all.
 
@@ -38,7 +38,7 @@ from oslo_log import log as logging
 import webob
 import webob.exc
 
-from heat_breakpoint.api import authorize
+from heat_breakpoint.api import request_policy
 from heat_breakpoint.api import view
 from heat_breakpoint import breakpoints
 from heat_breakpoint import envfile
@@ -321,12 +321,13 @@ class BreakpointFilter(object):
         raw = self._read_body(environ)
         if raw is None or _NEEDLE not in raw:
             return self.app(environ, start_response)
-        cnxt = authorize.context_of(environ)
+        cnxt = request_policy.context_of(environ)
         if cnxt is not None:
             # Heat's own rule first: a caller Heat refuses costs no more
             # than in stock (no parsing, no name checks).
-            authorize.heat_rule(cnxt, found.group('tenant'), _HEAT_ACTIONS[
-                method, found.group('what')])
+            request_policy.heat_rule(
+                cnxt, found.group('tenant'),
+                _HEAT_ACTIONS[method, found.group('what')])
         return self._rewrite(environ, raw)(environ, start_response)
 
     def _authorize_signal(self, environ, tenant: str) -> None:
@@ -335,7 +336,7 @@ class BreakpointFilter(object):
         Only a body that mentions our keys is parsed; Heat judges the
         rest (and the engine checks our commands again).
         """
-        cnxt = authorize.context_of(environ)
+        cnxt = request_policy.context_of(environ)
         if cnxt is None:
             return
         raw = self._read_body(environ)
@@ -345,7 +346,7 @@ class BreakpointFilter(object):
             details = json.loads(raw)
         except (ValueError, RecursionError):
             return  # Heat answers malformed JSON itself
-        authorize.signal(cnxt, tenant, details)
+        request_policy.signal(cnxt, tenant, details)
 
     def _read_body(self, environ) -> typing.Optional[bytes]:
         """Read the body and leave a fresh copy for Heat to read again.

@@ -42,7 +42,7 @@ import webob
 import webob.exc
 
 from heat_breakpoint._i18n import _
-from heat_breakpoint.api import authorize
+from heat_breakpoint.api import request_policy
 
 LOG = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class BreakpointsView(object):
         if cnxt is None:
             # Not behind Heat's context filter: let Heat answer (404).
             return None
-        authorize.view(cnxt, parts['tenant'])
+        request_policy.view(cnxt, parts['tenant'])
         query = environ.get('QUERY_STRING', '')
         kwargs = {'nested_depth': _nested_depth(query)}
         resource = _resource(query)

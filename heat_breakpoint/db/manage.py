@@ -25,7 +25,7 @@ of a new release of the plugin: an engine started before it runs as stock
 Heat and says so in its log.
 
 ``purge`` deletes what no running operation needs any more (see
-:mod:`heat_breakpoint.engine.purge`); heat-engines also do it after each
+:mod:`heat_breakpoint.db.purge`); heat-engines also do it after each
 operation and sweep now and then, so this is for what a stopped engine
 left behind.
 """
@@ -73,7 +73,7 @@ def _migrated(engine):
 
 
 def do_purge():
-    from heat_breakpoint.engine import purge
+    from heat_breakpoint.db import purge
     _migrated(_engine())
     total = {}
     while True:
@@ -87,7 +87,7 @@ def do_purge():
 
 
 def do_rows():
-    from heat_breakpoint.engine import purge
+    from heat_breakpoint.db import purge
     for name, count in sorted(purge.count_rows(
             _migrated(_engine())).items()):
         print('%s: %d' % (name, count))

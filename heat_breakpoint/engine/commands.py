@@ -30,21 +30,22 @@ from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
-from heat_breakpoint.engine import operations
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import target_kinds
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint import reasons
 from heat_breakpoint import registry
 
 LOG = logging.getLogger(__name__)
 
-COMMANDS = (operations.SET, operations.CLEAR, operations.RUN_TO,
-            operations.CONTINUE)
-_WORDS = {operations.SET: 'set', operations.CLEAR: 'clear',
-          operations.RUN_TO: 'continue --to',
-          operations.CONTINUE: 'continue'}
+COMMANDS = (target_kinds.SET, target_kinds.CLEAR, target_kinds.RUN_TO,
+            target_kinds.CONTINUE)
+_WORDS = {target_kinds.SET: 'set', target_kinds.CLEAR: 'clear',
+          target_kinds.RUN_TO: 'continue --to',
+          target_kinds.CONTINUE: 'continue'}
 
 # What a command reports, besides doing it.
 DONE = 'done'
@@ -154,7 +155,7 @@ def resolve(stack, path: str):
 def _state(root, path: str, rsrc, when: str) -> str:
     """What the running operation will do at ``path`` now."""
     if rsrc is not None:
-        record = parking.record_of(rsrc)
+        record = hold_records.record_of(rsrc)
         held = record is not None and record.get('traversal') == \
             rsrc.stack.current_traversal
         if held and record.get('when', breakpoints.BEFORE) == when:
@@ -164,8 +165,8 @@ def _state(root, path: str, rsrc, when: str) -> str:
             return DONE
         if not held and _running(root, rsrc):
             return RUNNING
-    found = decision.rules(decision.operation_breakpoints(root),
-                           operations.read(root))
+    found = decision.rules(facts.breakpoints_in_force(root),
+                           operation_state.read(facts.place(root).key))
     rule = decision.decide(found, tuple(path.split('/')),
                            root.action.lower(), when)
     return ALREADY_ARMED if rule is not None else ALREADY_DISARMED
@@ -204,7 +205,7 @@ def command(stack, path: str, kind: str,
     if when not in breakpoints.WHENS:
         _refuse('unknown when %r (allowed: %s)'
                 % (when, ', '.join(breakpoints.WHENS)))
-    if kind != operations.CONTINUE:
+    if kind != target_kinds.CONTINUE:
         _parse(path, when)
     root = _root(stack)
     if not root.convergence:
@@ -214,19 +215,19 @@ def command(stack, path: str, kind: str,
         _refuse('Nothing is running in stack %s (%s_%s): %s applies to a '
                 'running operation' % (root.name, root.action, root.status,
                                        _WORDS[kind]))
-    if operations.forward_ended(root.id, root.current_traversal) == \
-            operations.CANCELLED:
+    if operation_state.forward_ended(root.id, root.current_traversal) == \
+            operation_state.CANCELLED:
         _refuse('The operation of stack %s was cancelled: it rolls back, '
                 'and %s no longer applies' % (root.name, _WORDS[kind]))
     if root.action.lower() not in breakpoints.WHEN_ACTIONS[when]:
         _refuse('A breakpoint %s applies to %s only; stack %s is running '
                 '%s' % (when, ', '.join(breakpoints.WHEN_ACTIONS[when]),
                         root.name, root.action))
-    if kind == operations.CONTINUE:
+    if kind == target_kinds.CONTINUE:
         return _continue(root, depth)
     if any(c in path for c in '*?['):
         # A pattern names breakpoints, not one resource: clear only.
-        if kind != operations.CLEAR:
+        if kind != target_kinds.CLEAR:
             _refuse('%s is a pattern: %s needs one resource path'
                     % (path, _WORDS[kind]))
         rsrc, full = None, '/'.join(_prefix(stack) + (path,))
@@ -234,7 +235,7 @@ def command(stack, path: str, kind: str,
         state = ARMED
     else:
         rsrc, walked = resolve(stack, path)
-        full = '/'.join(decision.resource_path(rsrc)) if rsrc is not None \
+        full = '/'.join(facts.resource_path(rsrc)) if rsrc is not None \
             else '/'.join(_prefix(stack) + (path,))
         state = _state(root, full, rsrc, when)
     result = _apply(root, full, target_kinds.kind_of(kind, when), state,
@@ -254,11 +255,11 @@ def _parse(path: str, when: str) -> None:
 
 def _add(root, full: str, kind: str, walked=()) -> None:
     try:
-        operations.add_targets(root, [full], kind,
-                               limit=operations.MAX_TARGETS)
-    except operations.TooManyTargets as exc:
+        operation_state.add_targets(facts.place(root).key, [full], kind,
+                                    limit=operation_state.MAX_TARGETS)
+    except operation_state.TooManyTargets as exc:
         _refuse('Stack %s: %s' % (root.name, exc))
-    if target_kinds.split_kind(kind)[0] != operations.CLEAR:
+    if target_kinds.split_kind(kind)[0] != target_kinds.CLEAR:
         _take_commands(root, walked)
 
 
@@ -301,18 +302,19 @@ def _continue(root, depth=None) -> dict:
     releases say so, :mod:`releases`).
     """
     disarmed = sorted({rule.name for rule in decision.rules(
-        decision.operation_breakpoints(root), operations.read(root))
-        if rule.armed})
-    operations.mark(root, target_kinds.continue_mode(depth))
+        facts.breakpoints_in_force(root),
+        operation_state.read(facts.place(root).key)) if rule.armed})
+    operation_state.mark(facts.place(root).key,
+                         target_kinds.continue_mode(depth))
     events.record_stack(root, reasons.CONTINUED)
-    return {'resource': '', 'command': operations.CONTINUE,
+    return {'resource': '', 'command': target_kinds.CONTINUE,
             'result': DISARMED, 'disarmed': disarmed}
 
 
 def _prefix(stack) -> tuple:
     if not stack.owner_id:
         return ()
-    return decision.stack_path(stack)
+    return facts.stack_path(stack)
 
 
 def _apply(root, full: str, kind: str, state: str,
@@ -322,21 +324,21 @@ def _apply(root, full: str, kind: str, state: str,
         _refuse('%s is already done in this operation: nothing to %s'
                 % (full, _WORDS[base]))
     when = target_kinds.split_kind(kind)[1]
-    if state == RUNNING and base in (operations.SET, operations.RUN_TO) \
+    if state == RUNNING and base in (target_kinds.SET, target_kinds.RUN_TO) \
             and when in BEFORE_WHENS:
         _refuse('%s is already running in this operation: a breakpoint '
                 'before it would never hold' % full)
     _parse(full, when)
-    if base == operations.SET:
+    if base == target_kinds.SET:
         if state in (ALREADY_HELD, ALREADY_ARMED):
             return state
         _add(root, full, kind, walked)
         return ARMED
-    if base == operations.CLEAR:
+    if base == target_kinds.CLEAR:
         if state == ALREADY_DISARMED:
             return state
         _add(root, full, kind)
         return DISARMED
-    operations.mark(root, operations.RUN_TO)
+    operation_state.mark(facts.place(root).key, target_kinds.RUN_TO)
     _add(root, full, kind, walked)
     return RUNNING_TO

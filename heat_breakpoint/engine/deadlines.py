@@ -28,10 +28,11 @@ import sqlalchemy as sa
 
 from heat.engine import stack as parser
 
-from heat_breakpoint.engine import decision
+from heat_breakpoint.db import pause_clock
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import events
-from heat_breakpoint.engine import operations
-from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
@@ -40,18 +41,23 @@ DEADLINE_SCAN_SECONDS = 2.0
 
 
 def time_elapsed(stack, elapsed: float) -> float:
-    """The operation's elapsed time, less its time held at breakpoints."""
-    if (not decision.enabled() or
-            cfg.CONF.breakpoint.pause_counts_against_timeout or
-            not stack.convergence or
-            not decision.stack_breakpoints(stack)):
+    """The operation's elapsed time, less its time held at breakpoints.
+
+    Heat asks at the start of every check (timed out? time left?): the
+    operation's state read here serves the check too (:mod:`facts`).
+    """
+    if not stack.convergence or not facts.marked(stack):
         return elapsed
-    return elapsed - operations.current(stack).paused()
+    options = facts.options(stack)
+    if (not options.enabled or options.pause_counts_against_timeout or
+            not facts.stack_breakpoints(stack)):
+        return elapsed
+    return elapsed - facts.operation(stack).state.paused()
 
 
 def watch_deadlines() -> None:
     """In a heat-engine, fail held stacks whose timeout has run out."""
-    if not (decision.enabled() and
+    if not (facts.enabled() and
             cfg.CONF.breakpoint.pause_counts_against_timeout):
         return
     watcher = threading.Thread(target=_watch, name='breakpoint-deadlines',
@@ -76,7 +82,7 @@ def _parked() -> list:
     query = sa.select(models.Resource.stack_id, models.Resource.id).join(
         models.ResourceData,
         models.ResourceData.resource_id == models.Resource.id).where(
-            models.ResourceData.key == parking.HOLD_KEY)
+            models.ResourceData.key == resource_data.HOLD_KEY)
     with db_api.get_engine().connect() as conn:
         return [tuple(row) for row in conn.execute(query)]
 
@@ -93,12 +99,12 @@ def _expire(stack_id, resource_id) -> None:
         # The resource refers to its stack weakly: keep the stack alive.
         rsrc, _defn, rsrc_stack = heat_resource.Resource.load(
             cnxt, resource_id, stack.current_traversal, True, {})
-        record = parking.record_of(rsrc)
+        record = hold_records.record_of(rsrc)
         if (record is None or 'traversal' not in record or
-                not parking.forget(rsrc, record)):
+                not hold_records.forget(rsrc, record)):
             return
         rsrc.clear_hook(record['hook'])
-        operations.hold_ended(stack)
+        pause_clock.hold_ended(facts.place(stack).key)
         events.record(rsrc, reasons.released(record['breakpoint'],
                                              reasons.RELEASE_TIMEOUT))
         stack.mark_failed('Timed out')

@@ -9,38 +9,38 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Where the engine decides whether a resource holds.
+"""Where the engine decides whether a resource holds: pure functions.
 
 What holds in a running operation is the environment's breakpoints
-adjusted by what the user said during it (see :mod:`operations`):
-``continue`` disarms the environment's breakpoints, ``continue --to R``
-disarms them and arms R, ``step`` and ``set`` arm resources, ``clear``
-disarms one. :func:`rules` turns both into one ordered list of
-:class:`Rule`; :func:`decide` picks the rule that holds a resource. The
-breakpoints view (:mod:`listing`) shows the same rules, so what the list
-says and what the engine does cannot disagree.
+adjusted by what the user said during it (stored by
+:mod:`heat_breakpoint.db.operation_state`): ``continue`` disarms the
+environment's breakpoints, ``continue --to R`` disarms them and arms R,
+``step`` and ``set`` arm resources, ``clear`` disarms one. :func:`rules`
+turns both into one ordered list of :class:`Rule`; :func:`decide` picks
+the rule that holds a resource. The breakpoints view (:mod:`listing`)
+shows the same rules, so what the list says and what the engine does
+cannot disagree.
 
-The breakpoints are the root stack's: a nested stack's environment is a
-copy made when its own create or update started, which an update of the
-root stack that has not reached it yet, or a delete, would not see.
+A convergence check decides with the facts :mod:`facts` gathered for it
+once (:class:`facts.Check`): whether the check may hold at all
+(:func:`eligible`, the one place that says so) and which rule holds it
+(:func:`hold`). Nothing here reads the database, the configuration or a
+Heat object: every function answers from its arguments.
 """
 
 import dataclasses
 import functools
-import json
 import typing
 
-from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat.objects import stack as stack_objects
-
 from heat_breakpoint import breakpoints
-from heat_breakpoint.engine import ancestry
-from heat_breakpoint.engine import operations
-from heat_breakpoint.engine import target_kinds
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import target_kinds
 from heat_breakpoint import reasons
-from heat_breakpoint import registry
+
+if typing.TYPE_CHECKING:  # pragma: no cover
+    from heat_breakpoint.engine import facts
 
 LOG = logging.getLogger(__name__)
 
@@ -49,10 +49,13 @@ ENVIRONMENT = 'environment'
 SET = 'set'
 STEP = 'step'
 RUN_TO = 'run-to'
-_SOURCES = {operations.SET: SET, operations.STEP: STEP,
-            operations.STEP_INTO: STEP, operations.RUN_TO: RUN_TO}
+_SOURCES = {target_kinds.SET: SET, target_kinds.STEP: STEP,
+            target_kinds.STEP_INTO: STEP, target_kinds.RUN_TO: RUN_TO}
 
 ROLLBACK = 'ROLLBACK'
+# Holds once the action is over, and holds on what an update plans.
+_DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
+_PLANNED_WHENS = (breakpoints.CHANGED, breakpoints.REPLACED)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,10 +90,6 @@ class Rule:
                 (self.beyond is None or depth > self.beyond))
 
 
-def enabled() -> bool:
-    return cfg.CONF.breakpoint.enabled
-
-
 @functools.lru_cache(maxsize=4096)
 def _target(path: str, kind: str) -> Rule:
     """The rule of one command target (``operations`` kinds).
@@ -100,14 +99,14 @@ def _target(path: str, kind: str) -> Rule:
     a rule is immutable.
     """
     base, when = target_kinds.split_kind(kind)
-    cleared = base == operations.CLEAR
+    cleared = base == target_kinds.CLEAR
     origin = target_kinds.cleared_origin(kind) if cleared else base
     bp = breakpoints.parse_name(path, breakpoints.WHEN_ACTIONS[when], when)
-    if base == operations.STEP_INTO:
+    if base == target_kinds.STEP_INTO:
         bp = breakpoints.Breakpoint(bp.segments, '*', bp.actions, when)
     return Rule(bp, _SOURCES.get(origin, ENVIRONMENT), armed=not cleared,
                 why='clear' if cleared else '', exact=True,
-                first_only=base == operations.STEP_INTO)
+                first_only=base == target_kinds.STEP_INTO)
 
 
 _MALFORMED_SEEN = set()
@@ -128,14 +127,28 @@ def _malformed(path: str, exc) -> None:
     LOG.warning('Ignoring a malformed breakpoint target: %s', exc)
 
 
-def rules(env_breakpoints, state: operations.State) -> list:
+def rules(env_breakpoints, state) -> tuple:
     """The rules of an operation, in the order they are tried.
 
-    Command targets first, then the environment's breakpoints (disarmed
-    by ``continue`` and ``--to``).
+    ``state``: what was said during the operation
+    (:class:`heat_breakpoint.db.operation_state.State`). Command targets
+    first, then the environment's breakpoints (disarmed by ``continue``
+    and ``--to``).
     """
+    if state.mode is None and not state.targets:
+        # Nothing said: the environment's rules, the same for every check.
+        return _environment_rules(tuple(env_breakpoints))
+    return tuple(_rules(env_breakpoints, state))
+
+
+@functools.lru_cache(maxsize=256)
+def _environment_rules(env_breakpoints: tuple) -> tuple:
+    return tuple(Rule(bp, ENVIRONMENT) for bp in env_breakpoints)
+
+
+def _rules(env_breakpoints, state) -> list:
     found = []
-    for path, kind in operations.target_items(state.targets):
+    for path, kind in operation_state.target_items(state.targets):
         try:
             found.append(_target(path, kind))
         except breakpoints.BreakpointError as exc:
@@ -157,16 +170,17 @@ def rules(env_breakpoints, state: operations.State) -> list:
         return found
     if continued:
         why = 'continue'
-    elif state.mode == operations.CANCEL:
+    elif state.mode == target_kinds.CANCEL:
         # Nothing holds once a cancel was asked: the rollback runs.
         return [Rule(rule.breakpoint, rule.source, armed=False,
                      why='cancel', exact=rule.exact,
                      first_only=rule.first_only) for rule in found] + [
             Rule(bp, ENVIRONMENT, armed=False, why='cancel')
             for bp in env_breakpoints]
-    elif state.mode == operations.RUN_TO:
+    elif state.mode == target_kinds.RUN_TO:
         # A target stepped into since is still what was run to.
-        to = [path for path, kind in operations.target_items(state.targets)
+        to = [path for path, kind in
+              operation_state.target_items(state.targets)
               if target_kinds.ran_to(kind)]
         why = 'run to %s' % ', '.join(to) if to else 'run to'
     cleared = {rule.breakpoint.key for rule in found
@@ -213,21 +227,6 @@ def decide(found, path, action: str, when: str = breakpoints.BEFORE,
     return rule if rule is not None and rule.armed else None
 
 
-# ---------------------------------------------------------------------------
-# The stack's side: its breakpoints, its path, its root operation
-
-@functools.lru_cache(maxsize=512)
-def _parse_marker(marker_json: str) -> tuple:
-    env = {'parameter_defaults': {registry.MARKER:
-                                  json.loads(marker_json)}}
-    return tuple(registry.from_environment(env))
-
-
-# Where a Stack object keeps what this module worked out for it once.
-_BREAKPOINTS_ATTR = '_breakpoint_parsed'
-_TREE_ATTR = '_breakpoint_stack_tree'
-
-
 class _CommandsOnly(tuple):
     """No breakpoint in the environment, but commands to read.
 
@@ -245,205 +244,79 @@ class _CommandsOnly(tuple):
 COMMANDS_ONLY = _CommandsOnly()
 
 
-def _parsed(marker, stack_id) -> tuple:
-    if marker == []:
-        return COMMANDS_ONLY
-    try:
-        return _parse_marker(json.dumps(marker, sort_keys=True))
-    except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
-        LOG.error('Ignoring malformed breakpoints of stack %s: %s',
-                  stack_id, exc)
-        return ()
+# ---------------------------------------------------------------------------
+# One convergence check, from its facts (:class:`facts.Check`)
 
-
-def stack_breakpoints(stack) -> tuple:
-    """The breakpoints in a stack's own environment (fast if none)."""
-    marker = stack.env.param_defaults.get(registry.MARKER)
-    if not marker and marker != []:
-        return ()
-    known = getattr(stack, _BREAKPOINTS_ATTR, None)
-    if known is not None and known[0] is marker:
-        return known[1]
-    found = _parsed(marker, stack.id)
-    _remember(stack, _BREAKPOINTS_ATTR, (marker, found))
-    return found
-
-
-def _remember(stack, attr, value) -> None:
-    try:
-        setattr(stack, attr, value)
-    except AttributeError:  # an object that takes no attributes
-        pass
-
-
-@dataclasses.dataclass
-class _Tree:
-    """Where a nested stack sits: its path and its root stack's state."""
-
-    path: tuple
-    root_id: str
-    root_action: str
-    # The root's breakpoints, read when first asked for (a delete).
-    root_breakpoints: typing.Optional[tuple] = None
-
-
-def _tree(stack) -> _Tree:
-    """Walk from ``stack`` up to its root once per Stack object.
-
-    One recursive query (:mod:`ancestry`), or where the database cannot,
-    a query per level; the walk also tells :mod:`operations` the root
-    operation.
-    """
-    known = getattr(stack, _TREE_ATTR, None)
-    if known is not None:
-        return known
-    found = ancestry.walk(stack)
-    if found is not None:
-        # The walk stays on the object: :mod:`operations` finds the root
-        # operation there.
-        path, root_id, _root_traversal, root_action = found
-        tree = _Tree(path, root_id, root_action)
-        _remember(stack, _TREE_ATTR, tree)
-        return tree
-    names = []
-    parent_name, owner_id = stack.parent_resource_name, stack.owner_id
-    while owner_id:
-        names.append(parent_name or '')
-        parent = stack_objects.Stack.get_by_id(stack.context, owner_id,
-                                               show_deleted=True)
-        parent_name, owner_id = parent.parent_resource_name, parent.owner_id
-    operations.remember_root(stack, parent.id, parent.current_traversal)
-    tree = _Tree(tuple(reversed(names)), parent.id, parent.action)
-    _remember(stack, _TREE_ATTR, tree)
-    return tree
-
-
-def _root_breakpoints(stack) -> tuple:
-    """The breakpoints in the root stack's environment (once per object)."""
-    tree = _tree(stack)
-    if tree.root_breakpoints is None:
-        root = stack_objects.Stack.get_by_id(stack.context, tree.root_id,
-                                             show_deleted=True)
-        env = root.raw_template.environment or {}
-        marker = (env.get('parameter_defaults') or {}).get(
-            registry.MARKER)
-        tree.root_breakpoints = _parsed(marker, root.id) \
-            if marker or marker == [] else ()
-    return tree.root_breakpoints
-
-
-def operation_breakpoints(stack) -> tuple:
-    """The breakpoints in force for ``stack``: its root stack's.
-
-    A nested stack being created or updated has a fresh copy of them
-    (made when its own operation started); one being deleted asks its
-    root, whose environment the last update changed even if it never
-    reached this stack.
-    """
-    if not stack.owner_id or stack.action != stack.DELETE:
-        return stack_breakpoints(stack)
-    return _root_breakpoints(stack)
-
-
-def root_action(stack) -> str:
-    return _tree(stack).root_action if stack.owner_id else stack.action
-
-
-def resource_path(rsrc) -> tuple:
-    """The resource's names from the root stack down, e.g. (outer, inner)."""
-    return stack_path(rsrc.stack) + (rsrc.name,)
-
-
-def applies(rsrc, action: str) -> bool:
-    """Whether this check acts on the resource for ``action``.
+def eligible(check: 'facts.Check', action: str,
+             when: str = breakpoints.BEFORE) -> bool:
+    """Whether a hold ``when`` of ``action`` may apply in this check.
 
     Mirrors where stock Heat consults pre-* hooks, except that a resource
-    *added* by a stack update is held before its create too. (Nothing
-    holds during a rollback: see :func:`hold_rule`.)
+    *added* by a stack update is held before its create too: a create
+    holds in a stack create or update (before it, not a replacement; after
+    it or on its failure, a replacement too), an update in a stack update,
+    a delete in a stack delete (before it, only of a resource that has
+    something to delete and a template other than the check's). What an
+    update plans (``changed``, ``replaced``) holds in a stack update: its
+    updates, the resources it adds (not replacements) and those it removes.
+    Nothing holds in a rollback or an adopt (and nothing while the root
+    rolls back: :func:`hold`).
     """
-    stack = rsrc.stack
-    if stack.adopt_stack_data:
+    if check.adopting:
         return False
+    operation = check.stack_action
+    if action == 'UPDATE':
+        return operation == 'UPDATE'
+    if when in _PLANNED_WHENS:
+        if action == 'CREATE':
+            return operation == 'UPDATE' and not check.replacement
+        return (action == 'DELETE' and operation == 'UPDATE' and
+                check.acted_on and check.template_changed)
     if action == 'CREATE':
-        ok = (stack.action == stack.CREATE or
-              (stack.action == stack.UPDATE and rsrc.replaces is None))
-    elif action == 'UPDATE':
-        ok = stack.action == stack.UPDATE
-    elif action == 'DELETE':
-        ok = (stack.action == stack.DELETE and
-              rsrc.action != rsrc.INIT and
-              rsrc.state != (rsrc.DELETE, rsrc.COMPLETE))
-    else:
-        ok = False
-    return ok
+        return operation == 'CREATE' or (operation == 'UPDATE' and (
+            when in _DONE_WHENS or not check.replacement))
+    if action == 'DELETE':
+        return operation == 'DELETE' and (when in _DONE_WHENS or (
+            check.acted_on and check.template_changed))
+    return False
 
 
-def hold_rule(rsrc, action: str,
-              when: str = breakpoints.BEFORE) -> typing.Optional[Rule]:
-    """The rule that holds ``rsrc`` at ``when`` of ``action``, or None.
+def hold(check: 'facts.Check', action: str,
+         when: str = breakpoints.BEFORE) -> typing.Optional[Rule]:
+    """The rule that holds the checked resource ``when`` of ``action``.
 
-    Nothing holds while an operation rolls back (at any depth: a nested
-    stack rolls back as an update of its own): a user who cancels wants
-    the rollback to run.
+    None when none does. Nothing holds while an operation rolls back (at
+    any depth: a nested stack rolls back as an update of its own): a user
+    who cancels wants the rollback to run.
     """
-    if not enabled():
+    if not check.rules or check.root_action == ROLLBACK:
         return None
-    found = operation_breakpoints(rsrc.stack)
-    if not found or root_action(rsrc.stack) == ROLLBACK:
-        return None
-    found = rules(found, operations.current(rsrc.stack))
-    # Whether the resource is one of its stack's first: Heat works it out
-    # from the whole definition, and only a step into a nested stack asks.
-    first = any(rule.first_only for rule in found) and is_first(rsrc)
-    return decide(found, resource_path(rsrc), action.lower(), when, first)
+    return decide(check.rules, check.path, action.lower(), when,
+                  bool(check.first))
 
 
-def is_first(rsrc) -> bool:
-    """Whether ``rsrc`` requires nothing in its stack (a step into it).
-
-    False while its stack is deleted: a step goes into no nested stack
-    then, and the definitions of a stack being deleted cannot resolve
-    what they refer to (its template is empty).
-    """
-    if rsrc.stack.action == rsrc.stack.DELETE:
-        return False
-    return not rsrc.t.required_resource_names()
-
-
-def held_name(rule: Rule, rsrc) -> str:
-    """What a hold by ``rule`` is called.
+def held_name(rule: Rule, path: tuple) -> str:
+    """What a hold by ``rule`` of the resource at ``path`` is called.
 
     The rule's name, or for a step into a nested stack the resource held.
     """
     if rule.first_only:
-        return '/'.join(resource_path(rsrc))
+        return breakpoints.SEPARATOR.join(path)
     return rule.name
 
 
-def hold_name(rsrc, action: str, when: str = breakpoints.BEFORE):
-    """The name of the breakpoint holding ``rsrc`` (:func:`hold_rule`)."""
-    rule = hold_rule(rsrc, action, when)
-    return held_name(rule, rsrc) if rule is not None else None
-
-
-def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
-    """The environment breakpoint holding ``rsrc`` at ``when`` of ``action``.
+def find_breakpoint(found, path: tuple, action: str,
+                    when: str = breakpoints.BEFORE):
+    """The breakpoint of ``found`` holding ``path`` ``when`` of ``action``.
 
     For the legacy engine, whose operations take no commands, and for the
-    stock hook check, which leaves a marked hook to the plugin.
+    stock hook check, which leaves a marked hook to the plugin: the
+    stack's own environment's breakpoints (``found``), nothing said.
     """
-    if not enabled():
-        return None
-    path = resource_path(rsrc) if stack_breakpoints(rsrc.stack) else ()
-    for bp in stack_breakpoints(rsrc.stack):
+    for bp in found:
         if bp.matches(path, action.lower(), when):
             return bp
     return None
-
-
-def stack_path(stack) -> tuple:
-    """The names of the resources leading to ``stack`` from its root."""
-    return _tree(stack).path if stack.owner_id else ()
 
 
 def has_begun(op_action: str, action: str, status: str, updated,

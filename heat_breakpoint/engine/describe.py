@@ -31,8 +31,9 @@ from heat.objects import resource_properties_data as rpd_objects
 from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import parking
 
 SIMULATED = ('yes: its service is simulated by the local server '
              '(heat-breakpoint-server)')
@@ -77,7 +78,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
                 rsrc, result['resource_status_reason'])
         return result
     action = root['action'] if root['status'] == 'IN_PROGRESS' else None
-    first = rsrc is not None and decision.is_first(rsrc)
+    first = rsrc is not None and facts.is_first(rsrc)
     rule = None
     for when in breakpoints.WHENS:  # e.g. an on-change rule not reached yet
         rule = decision.explain(found, tuple(path.split('/')),
@@ -90,13 +91,14 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
             breakpoint=rule.name, source=rule.source, why=rule.why,
             when=rule.breakpoint.when,
             actions=','.join(a.upper() for a in rule.breakpoint.actions))
-    facts = (action, rsrc.action, rsrc.status,
-             rsrc.updated_time or rsrc.created_time,
-             commands.root_started_row(root)) if rsrc is not None else None
-    if (action and facts and result['state'] != DISARMED and (
-            decision.is_done(*facts) or (
+    state_of = (action, rsrc.action, rsrc.status,
+                rsrc.updated_time or rsrc.created_time,
+                commands.root_started_row(root)) if rsrc is not None \
+        else None
+    if (action and state_of and result['state'] != DISARMED and (
+            decision.is_done(*state_of) or (
                 result.get('when') in commands.BEFORE_WHENS and
-                decision.has_begun(*facts, reason=rsrc.status_reason)))):
+                decision.has_begun(*state_of, reason=rsrc.status_reason)))):
         # Before an action that began, a breakpoint no longer holds.
         result['state'] = DONE
     return result
@@ -104,7 +106,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
 
 def _hit(result, rsrc) -> None:
     """The held resource's inputs and event, as the hit stored them."""
-    record = parking.record_of(rsrc)
+    record = hold_records.record_of(rsrc)
     # The planned change of a ``when: changed|replaced`` hold.
     result['change'] = (record or {}).get('change')
     inputs_id = (record or {}).get('inputs_id')
@@ -153,4 +155,4 @@ def _neighbours(result, rsrc, op_action) -> None:
     result['required_by'] = required_by
     result['next'] = requires if op_action == 'DELETE' else required_by
     result['path_prefix'] = breakpoints.SEPARATOR.join(
-        decision.stack_path(rsrc.stack))
+        facts.stack_path(rsrc.stack))

@@ -19,7 +19,7 @@ events are what users read, so there the properties are masked.
 from heat.engine import event as heat_event
 from heat.objects import resource_properties_data as rpd_objects
 
-from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import inputs
 
 
@@ -60,8 +60,9 @@ def _dispatch(stack, ev) -> None:
 def add_event(rsrc, action, status, reason, stock_add_event) -> None:
     """Heat's resource event, with hidden parameter values masked."""
     props = rsrc._stored_properties_data
-    if props and decision.enabled() and decision.stack_breakpoints(
-            rsrc.stack):
+    if props and facts.marked(rsrc.stack) and \
+            facts.options(rsrc.stack).enabled and \
+            facts.stack_breakpoints(rsrc.stack):
         masked = inputs.mask(props, inputs.hidden_values(rsrc.stack))
         if masked is not props and masked != props:
             record(rsrc, reason, masked, action, status)

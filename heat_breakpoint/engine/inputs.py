@@ -13,20 +13,22 @@
 
 A hold must help a person debug without leaking what the template author
 hid. What is secret is decided from the template's structure
-(:mod:`.secrecy`: derived from a hidden parameter, through any function,
-resource or nested stack) and masked whole; names that say they hold a
-secret (:mod:`heat_breakpoint.secrets`, the rule the client uses too,
-with its name/value pair idiom) are masked wherever they appear. Free
-text (a failure's message, why a value could not be resolved) has no
-structure: it is searched for the secret values themselves, the second
-net, never for values shorter than
+(:mod:`.template_secrets`: derived from a hidden parameter, through any
+function, resource or nested stack) and masked whole; names that say they
+hold a secret (:mod:`heat_breakpoint.secrets`, the rule the client uses
+too, with its name/value pair idiom) are masked wherever they appear.
+Free text (a failure's message, why a value could not be resolved) has
+no structure: it is searched for the secret values themselves, the
+second net, never for values shorter than
 :data:`heat_breakpoint.secrets.MIN_TEXT_SECRET`.
 """
 
 import collections.abc
+import contextvars
 import json
+import weakref
 
-from heat_breakpoint.engine import secrecy
+from heat_breakpoint.engine import template_secrets
 from heat_breakpoint import secrets
 
 MASK = secrets.MASK
@@ -36,9 +38,10 @@ class Masked(dict):
     """Values already masked by their structure: no text net over them."""
 
 
-# Where a Stack object keeps its hidden values, with the Parameters object
-# they were read from (a stack update may give the stack new ones).
-_HIDDEN_ATTR = '_breakpoint_hidden_values'
+# The hidden values this thread read last: (a weak reference to the
+# Parameters object they were read from, the values). A stack update may
+# give a stack new parameters; a check loads its own.
+_hidden = contextvars.ContextVar('breakpoint_hidden_values', default=None)
 
 
 def _leaves(value):
@@ -60,12 +63,12 @@ def _leaves(value):
 def hidden_values(stack) -> frozenset:
     """The current values of the parameters the stack declares hidden.
 
-    Read once per Stack object: Heat's events of a stack with breakpoints
-    ask for them (the text net over what they store).
+    Read once per Parameters object: Heat's events of a stack with
+    breakpoints ask for them (the text net over what they store).
     """
     params = stack.parameters
-    known = getattr(stack, _HIDDEN_ATTR, None)
-    if known is not None and known[0] is params:
+    known = _hidden.get()
+    if known is not None and known[0]() is params:
         return known[1]
     values = set()
     for param in getattr(params, 'params', {}).values():
@@ -77,13 +80,13 @@ def hidden_values(stack) -> frozenset:
             values.update(_leaves(value))
     values = secrets.text_secrets(values)
     try:
-        setattr(stack, _HIDDEN_ATTR, (params, values))
-    except AttributeError:  # an object that takes no attributes
+        _hidden.set((weakref.ref(params), values))
+    except TypeError:  # an object that takes no weak references
         pass
     return values
 
 
-def secret_texts(found: secrecy.Secrecy, taken=()) -> frozenset:
+def secret_texts(found: template_secrets.Secrecy, taken=()) -> frozenset:
     """What free text about this stack is searched for.
 
     The values of every parameter that holds a secret (declared hidden
@@ -136,7 +139,7 @@ def mask_paths(value, paths, taken=None):
     """
     if not paths:
         return value
-    if secrecy.WHOLE in paths:
+    if template_secrets.WHOLE in paths:
         if value in (None, ''):
             return value
         if taken is not None:
@@ -196,7 +199,7 @@ def mask(value, hidden, key: str = ''):
 def _tree(properties, rsrc):
     tree = getattr(properties, 'data', None)
     if tree is None and rsrc is not None:
-        tree = secrecy.definition_tree(rsrc.t)
+        tree = template_secrets.definition_tree(rsrc.t)
     return tree
 
 
@@ -207,7 +210,7 @@ def resolved_inputs(properties, stack, rsrc=None) -> dict:
     ``data`` says what is secret) or plain values; for plain values the
     definition of ``rsrc``, if given, says, else the text net.
     """
-    found = secrecy.for_stack(stack)
+    found = template_secrets.for_stack(stack)
     try:
         data = {key: properties[key] for key in properties}
     except Exception as exc:  # resolution may need what is not there yet
@@ -226,11 +229,12 @@ def masked_attributes(rsrc, found: dict) -> dict:
     """A resource's resolved attributes, secrets masked.
 
     An attribute is secret whole when the template's structure says so
-    (:meth:`.secrecy.Secrecy.attribute`). Attribute values come from the
-    resource type's code, not from the template, so the text net runs
+    (:meth:`.template_secrets.Secrecy.attribute`). Attribute values come
+    from the resource type's code, not from the template, so the text net
+    runs
     over what is left (an attribute that echoes a secret input).
     """
-    known = secrecy.for_stack(rsrc.stack)
+    known = template_secrets.for_stack(rsrc.stack)
     taken = []
     masked = {}
     for name, value in found.items():
@@ -261,13 +265,13 @@ def failure_text(rsrc, text: str) -> str:
     if not text:
         return text
     return secrets.mask_text(text, _secret_inputs(
-        rsrc, secrecy.for_stack(rsrc.stack)))
+        rsrc, template_secrets.for_stack(rsrc.stack)))
 
 
 class Masking:
     """How the values of one resource's properties are masked.
 
-    ``paths``: the secret property paths (:mod:`.secrecy`); ``texts``:
+    ``paths``: the secret property paths (:mod:`.template_secrets`); ``texts``:
     the secret values the text net looks for in free text.
     """
 
@@ -278,8 +282,8 @@ class Masking:
     def property(self, key, value):
         """The value of property ``key``, masked."""
         inner = {p[1:] for p in self.paths if p and p[0] == key}
-        if secrecy.WHOLE in self.paths:
-            inner.add(secrecy.WHOLE)
+        if template_secrets.WHOLE in self.paths:
+            inner.add(template_secrets.WHOLE)
         return mask_names(mask_paths(value, inner), str(key))
 
     def values(self, data) -> Masked:

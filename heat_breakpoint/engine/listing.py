@@ -38,12 +38,15 @@ from heat.db import models
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint import breakpoints
-from heat_breakpoint.engine import authorize
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import tables
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import operations
-from heat_breakpoint.engine import parking
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import progress as progress_view
+from heat_breakpoint.engine import rpc_policy
 from heat_breakpoint import registry
 
 ARMED = 'armed'
@@ -57,8 +60,9 @@ HOOK_FORM = 'hook'
 # Where a row comes from besides the decision's rules: a stock hook.
 HOOK_SOURCE = 'hook'
 
-_HOOK_ACTIONS = {hook: action for action, hook in parking.PRE_HOOKS.items()}
-_DATA_KEYS = (parking.HOLD_KEY,) + tuple(_HOOK_ACTIONS)
+_HOOK_ACTIONS = {hook: action
+                 for action, hook in hold_records.PRE_HOOKS.items()}
+_DATA_KEYS = (resource_data.HOLD_KEY,) + tuple(_HOOK_ACTIONS)
 _IN_PROGRESS = 'IN_PROGRESS'
 _STACK_COLUMNS = ('id', 'name', 'owner_id', 'parent_resource_name',
                   'current_traversal', 'action', 'status', 'created_at',
@@ -89,22 +93,6 @@ def find_stack(service, cnxt, stack_identity=None, stack_name=None):
     return found
 
 
-class _Operation:
-    """Enough of a stack for :mod:`operations` to find its root operation."""
-
-    def __init__(self, db_stack, root_id, root_traversal=None):
-        self.id = db_stack.id
-        self.owner_id = db_stack.owner_id
-        self.current_traversal = db_stack.current_traversal
-        self.context = db_stack._context
-        self._root_id = root_id
-        if db_stack.owner_id and root_traversal is not None:
-            operations.remember_root(self, root_id, root_traversal)
-
-    def root_stack_id(self):
-        return self._root_id
-
-
 def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
                     nested_depth=None, resource=None,
                     progress=False) -> dict:
@@ -121,24 +109,23 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     (armed, disarmed, done) and ``source`` (environment, set, step,
     run-to, or hook for a stock hook set by hand).
     """
-    authorize.check_list(cnxt)  # before anything of the stack is read
+    rpc_policy.check_list(cnxt)  # before anything of the stack is read
     db_stack = find_stack(service, cnxt, stack_identity, stack_name)
     if nested_depth is not None and nested_depth < 0:
         raise exception.Invalid(reason='nested_depth must be 0 or more')
     stacks = _StackRows()
     stacks.add(db_stack)
-    operations.ready()
+    tables.engine()  # our tables there, before a connection is open
     with db_api.get_engine().connect() as conn:
         root_id = stacks.root_id(conn, db_stack.id)
         root = stacks.get(conn, root_id)
         rows = _held(conn, root, db_stack, stacks, nested_depth)
-        operation = _Operation(db_stack, root_id, root['current_traversal'])
-        state = _state(root, operation, conn)
+        state = _state(root, conn)
         remaining = _timeout_remaining(db_stack, state)
         env = db_stack.raw_template.environment or {}
         found = decision.rules(registry.from_environment(env), state) \
             if db_stack.id == root_id else decision.rules(
-                registry.from_environment(env), operations.State())
+                registry.from_environment(env), operation_state.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
         rows += _hook_rows(env, found, rows, db_stack)
     for row in rows:
@@ -156,11 +143,12 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     return result
 
 
-def _state(root, operation, conn) -> operations.State:
+def _state(root, conn) -> operation_state.State:
     """What was said in the running operation; nothing once it ended."""
     if root['status'] != _IN_PROGRESS:
-        return operations.State()
-    return operations.read(operation, conn)
+        return operation_state.State()
+    return operation_state.read((root['id'], root['current_traversal']),
+                                conn)
 
 
 def _rule_row(rule, state, ident) -> dict:
@@ -258,11 +246,11 @@ def _done(conn, root, stacks, paths) -> tuple:
         name = breakpoints.SEPARATOR.join(path) if path else None
         if name not in wanted:
             continue
-        facts = (root['action'], row.action, row.status,
-                 row.updated_at or row.created_at, started)
-        if decision.is_done(*facts):
+        state_of = (root['action'], row.action, row.status,
+                    row.updated_at or row.created_at, started)
+        if decision.is_done(*state_of):
             done.add(name)
-        if decision.has_begun(*facts, reason=row.status_reason):
+        if decision.has_begun(*state_of, reason=row.status_reason):
             begun.add(name)
     return done, begun
 
@@ -372,7 +360,7 @@ def _held_row(conn, root, db_stack, stacks, entries):
     if path is None:
         return None
     values = {entry.key: entry for entry in entries}
-    record = _record(values.get(parking.HOLD_KEY))
+    record = _record(values.get(resource_data.HOLD_KEY))
     extra = {}
     if record is not None:
         traversal = record.get('traversal')
@@ -448,7 +436,7 @@ def _timeout_remaining(db_stack, state) -> str:
              else cfg.CONF.stack_action_timeout)
     started = db_stack.updated_at or db_stack.created_at
     elapsed = (timeutils.utcnow() - started).total_seconds()
-    if (decision.enabled() and db_stack.convergence and
+    if (facts.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
         elapsed -= state.paused()
     seconds = max(0, int(limit - elapsed))

@@ -48,11 +48,12 @@ from oslo_log import log as logging
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
-from heat_breakpoint.engine import holds
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import tables
+from heat_breakpoint.engine import hold_records
 
 LOG = logging.getLogger(__name__)
 
-SENDING_KEY = holds.SENDING_KEY
 #: How often each heat-engine looks for lost releases.
 SCAN_SECONDS = 5.0
 #: A marker younger than this is left alone: its check may be on its way.
@@ -65,20 +66,20 @@ _engine_id = None
 
 
 def marker(traversal: str) -> str:
-    """What the claim of a release writes under :data:`SENDING_KEY`."""
+    """What the claim of a release writes (``resource_data.SENDING_KEY``)."""
     return json.dumps({'traversal': traversal, 'engine_id': _engine_id,
                        'since': timeutils.utcnow().isoformat()})
 
 
 def sent(rsrc) -> None:
     """The release sent its check (or decided not to): drop the marker."""
-    rsrc.data_delete(SENDING_KEY)
+    rsrc.data_delete(resource_data.SENDING_KEY)
 
 
 def arrived(rsrc) -> None:
     """A released check began: it is not lost."""
-    if SENDING_KEY in holds.data(rsrc):
-        rsrc.data_delete(SENDING_KEY)
+    if resource_data.SENDING_KEY in hold_records.data(rsrc):
+        rsrc.data_delete(resource_data.SENDING_KEY)
 
 
 def watch(engine_id: str) -> None:
@@ -195,9 +196,8 @@ def _markers() -> list:
     """
     from heat.db import api as db_api
     from heat.db import models
-    from heat_breakpoint.engine import operations
     data = models.ResourceData
-    held = sa.select(operations.pauses.c.root_stack_id).distinct()
+    held = sa.select(tables.pauses.c.root_stack_id).distinct()
     query = sa.select(
         data.id.label('data_id'), data.value.label('value'),
         models.Resource.id.label('resource_id'),
@@ -205,7 +205,7 @@ def _markers() -> list:
         models.Resource.engine_id.label('locked_by')).join(
             models.Resource, data.resource_id == models.Resource.id).where(
                 models.Resource.root_stack_id.in_(held),
-                data.key == SENDING_KEY)
+                data.key == resource_data.SENDING_KEY)
     with db_api.get_engine().connect() as conn:
         return list(conn.execute(query))
 

@@ -11,10 +11,11 @@
 # under the License.
 """Holds after a resource's action, and on its failure.
 
-The seam runs Heat's own create, update or delete of a resource through
-:func:`run`. When the action completed and an ``after`` breakpoint
-matches, the resource is held done (``<ACTION>_COMPLETE``) with its
-attributes resolved for the hit; when it raised Heat's resource failure
+The seam's pipeline runs Heat's own create, update or delete of a
+resource through :func:`run`, with the check's facts (:mod:`facts`).
+When the action completed and an ``after`` breakpoint matches, the
+resource is held done (``<ACTION>_COMPLETE``) with its attributes
+resolved for the hit; when it raised Heat's resource failure
 and a ``failed`` breakpoint matches, the failure is held instead of
 failing the stack (the resource keeps ``<ACTION>_FAILED`` and Heat's
 error). Both park like a hold before the action (:func:`parking.park`).
@@ -35,18 +36,20 @@ from oslo_log import log as logging
 from heat.common import exception
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
-# Resource data key: what the re-dispatched check of a released hold does.
-RESUME_KEY = holds.RESUME_KEY
+# What the re-dispatched check of a released hold does (its note, under
+# resource_data.RESUME_KEY).
 PROPAGATE = 'propagate'
 FAIL = 'fail'
 
@@ -75,61 +78,48 @@ class HeldFailure(exception.ResourceFailure):
         return self.text
 
 
-def eligible(stack_action: str, action: str, adopting: bool = False) -> bool:
-    """Whether a resource's ``action`` in a stack's operation may hold.
-
-    A create holds in a stack create or update (a resource the update
-    adds, or a replacement), an update in a stack update, a delete in a
-    stack delete. Nothing holds in a rollback or an adopt.
-    """
-    if adopting:
-        return False
-    return {'CREATE': stack_action in ('CREATE', 'UPDATE'),
-            'UPDATE': stack_action == 'UPDATE',
-            'DELETE': stack_action == 'DELETE'}.get(action, False)
-
-
-def run(rsrc, action: str, properties, stock):
+def run(rsrc, check: facts.Check, action: str, properties, stock):
     """Run Heat's action (``stock()``); hold after it or on its failure."""
     before = [rsrc.action, rsrc.status, rsrc.status_reason]
     try:
         result = stock()
     except exception.ResourceFailure as exc:
-        _hold_failure(rsrc, exc, properties, before)
+        _hold_failure(rsrc, check, exc, properties, before)
         raise
-    _hold_after(rsrc, action, properties)
+    _hold_after(rsrc, check, action, properties)
     return result
 
 
-def _hold_failure(rsrc, exc, properties, before) -> None:
+def _hold_failure(rsrc, check, exc, properties, before) -> None:
     action = str(exc.action or rsrc.action).upper()
     if (rsrc.status != rsrc.FAILED or rsrc.id is None or
-            not eligible(rsrc.stack.action, action,
-                         bool(rsrc.stack.adopt_stack_data))):
+            not decision.eligible(check, action, breakpoints.FAILED)):
         return
-    rule = decision.hold_rule(rsrc, action, breakpoints.FAILED)
+    check = facts.fresh(rsrc, check)
+    rule = decision.hold(check, action, breakpoints.FAILED)
     if rule is None:
         return
     error = str(exc)
-    parking.park(rsrc, rule, action, properties, when=breakpoints.FAILED,
+    parking.park(rsrc, check, rule, action, properties,
+                 when=breakpoints.FAILED,
                  details={'error': inputs.failure_text(rsrc, error)},
                  error=error, before=before)
 
 
-def _hold_after(rsrc, action: str, properties) -> None:
+def _hold_after(rsrc, check, action: str, properties) -> None:
     if rsrc.status != rsrc.COMPLETE or rsrc.id is None:
         return
     if action == 'DELETE' and rsrc.action != rsrc.DELETE:
         return  # nothing was deleted: not this operation's to delete
-    if not eligible(rsrc.stack.action, action,
-                    bool(rsrc.stack.adopt_stack_data)):
+    if not decision.eligible(check, action, breakpoints.AFTER):
         return
-    rule = decision.hold_rule(rsrc, action, breakpoints.AFTER)
+    check = facts.fresh(rsrc, check)
+    rule = decision.hold(check, action, breakpoints.AFTER)
     if rule is None:
         return
     found = {} if action == 'DELETE' else attributes(rsrc)
-    parking.park(rsrc, rule, action, properties, when=breakpoints.AFTER,
-                 details={'attributes': found})
+    parking.park(rsrc, check, rule, action, properties,
+                 when=breakpoints.AFTER, details={'attributes': found})
 
 
 def attributes(rsrc) -> dict:
@@ -174,7 +164,7 @@ def check_release(rsrc, details) -> None:
     how = details.get(reasons.SIGNAL_KEY)
     if how not in (reasons.RELEASE_RETRY, reasons.RELEASE_STEP):
         return
-    record = holds.record_of(rsrc)
+    record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details['unset_hook']:
         if how == reasons.RELEASE_RETRY:
             raise exception.InvalidBreakPointHook(
@@ -189,16 +179,19 @@ def check_release(rsrc, details) -> None:
 
 
 def _check_step_room(rsrc, record) -> None:
-    """A step may not take its operation past its number of targets."""
-    stored = operations.count_targets(rsrc.stack)
-    adding = len(stepping.next_resources(
-        rsrc, record['action'], into=record.get('when') not in
-        holds.DONE_WHENS))
-    if stored + adding > operations.MAX_TARGETS:
+    """A step may not take its operation past its number of targets.
+
+    Where it goes is worked out here, once: the release of the same
+    signal arms it (:func:`stepping.planned`).
+    """
+    stored = operation_state.count_targets(facts.place(rsrc.stack).key)
+    adding = len(stepping.plan(rsrc, record['action'], into=record.get(
+        'when') not in hold_records.DONE_WHENS))
+    if stored + adding > operation_state.MAX_TARGETS:
         raise exception.InvalidBreakPointHook(
             message='Cannot step from %s: %s' % (
-                rsrc.name, operations.TooManyTargets(
-                    stored, adding, operations.MAX_TARGETS)))
+                rsrc.name, operation_state.TooManyTargets(
+                    stored, adding, operation_state.MAX_TARGETS)))
 
 
 def released(rsrc, record, how: str) -> None:
@@ -212,13 +205,13 @@ def released(rsrc, record, how: str) -> None:
         _note(rsrc, record, PROPAGATE)
     elif when == breakpoints.FAILED and how == reasons.RELEASE_RETRY:
         # As before the action: the check runs it again.
-        holds.set_state(rsrc, *record['before'])
+        hold_records.set_state(rsrc, *record['before'])
     elif when == breakpoints.FAILED:
         _note(rsrc, record, FAIL, error=record.get('error', ''))
 
 
 def _note(rsrc, record, then: str, **extra) -> None:
-    rsrc.data_set(RESUME_KEY, json.dumps(dict(
+    rsrc.data_set(resource_data.RESUME_KEY, json.dumps(dict(
         extra, traversal=record['traversal'], then=then,
         action=record['action'])))
 
@@ -231,10 +224,10 @@ def resume(rsrc) -> bool:
     failure was let go. False otherwise (a note of an older operation is
     dropped).
     """
-    raw = rsrc.data().get(RESUME_KEY)
+    raw = rsrc.data().get(resource_data.RESUME_KEY)
     if not raw:
         return False
-    rsrc.data_delete(RESUME_KEY)
+    rsrc.data_delete(resource_data.RESUME_KEY)
     note = json.loads(raw)
     if note.get('traversal') != rsrc.stack.current_traversal:
         return False

@@ -28,6 +28,9 @@ A hold is a row of state in Heat's database, never a waiting thread:
   check of its resource, with an event saying so; a released check whose
   operation was cancelled meanwhile ends there too.
 
+Every step of a check gets the check's facts (:mod:`facts`), gathered
+once by the seam's pipeline; :mod:`decision` says which rule holds.
+
 The legacy engine runs a whole stack in one cooperative task, so there
 the hold waits in that task, as Heat's own hooks do.
 """
@@ -42,27 +45,19 @@ from heat.db import api as db_api
 from heat.engine import check_resource
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import pause_clock
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
-from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import lost_releases
-from heat_breakpoint.engine import operations
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
-
-# What other modules read of a hold, under the names they know.
-HOLD_KEY = holds.HOLD_KEY
-RELEASED_KEY = holds.RELEASED_KEY
-PRE_HOOKS = holds.PRE_HOOKS
-IN_PROGRESS = holds.IN_PROGRESS
-DONE_WHENS = holds.DONE_WHENS
-record_of = holds.record_of
-forget = holds.forget
-hook_of = holds.hook_of
-is_parked = holds.is_parked
 
 
 # The context of the request being served by EngineService.resource_signal.
@@ -95,7 +90,7 @@ class Cancelled(check_resource.CancelOperation):
         BaseException.__init__(self, 'operation cancelled after a release')
 
 
-def _show_held(rsrc, name, action, properties, atomic=True,
+def _show_held(rsrc, path, name, action, properties, atomic=True,
                when=breakpoints.BEFORE, details=None, **record):
     """Make the hold visible: state, hook flag, events, notification.
 
@@ -104,13 +99,12 @@ def _show_held(rsrc, name, action, properties, atomic=True,
     its failure it keeps Heat's state and error. ``details``: what the
     hit event carries besides the inputs (attributes, the error).
     """
-    hook = holds.hook_of(action, when)
-    path = decision.resource_path(rsrc)
+    hook = hold_records.hook_of(action, when)
     prior = [rsrc.action, rsrc.status, rsrc.status_reason]
     planned = record.get('change')  # a hold on a planned change
     reason = (reasons.held_change(name, action, planned['kind'])
               if planned else reasons.held(name, action, hook, when))
-    state = (action, IN_PROGRESS, reason)
+    state = (action, hold_records.IN_PROGRESS, reason)
     if when == breakpoints.AFTER:
         state = (rsrc.action, rsrc.status, reason)
     elif when == breakpoints.FAILED:
@@ -128,12 +122,12 @@ def _show_held(rsrc, name, action, properties, atomic=True,
     # database's write lock once per hold, not six times.
     with db_api.context_manager.writer.using(rsrc.context):
         inputs_id = events.store_details(rsrc, hit)
-        if not holds.set_state(rsrc, *state, atomic=atomic):
+        if not hold_records.set_state(rsrc, *state, atomic=atomic):
             raise exception.UpdateInProgress(rsrc.name)
         record.update(breakpoint=name, path='/'.join(path), action=action,
                       hook=hook, prior=prior, inputs_id=inputs_id,
                       since=rsrc.updated_time.isoformat())
-        rsrc.data_set(HOLD_KEY, json.dumps(record))
+        rsrc.data_set(resource_data.HOLD_KEY, json.dumps(record))
         rsrc.trigger_hook(hook)
         # Stock wording first, so `openstack stack hook poll` lists it.
         events.record(rsrc, reasons.NATIVE_PAUSED % {'action': action,
@@ -149,38 +143,38 @@ def _show_held(rsrc, name, action, properties, atomic=True,
 
 def _end_stale(rsrc, record) -> None:
     """End a hold left by an operation a newer one replaced."""
-    holds.forget(rsrc, record, atomic=False)
+    hold_records.forget(rsrc, record, atomic=False)
     rsrc.clear_hook(record['hook'])
-    holds.drop_notes(rsrc)
+    hold_records.drop_notes(rsrc)
     how = (reasons.RELEASE_CANCEL
-           if decision.root_action(rsrc.stack) == decision.ROLLBACK
+           if facts.place(rsrc.stack).root_action == decision.ROLLBACK
            else reasons.RELEASE_SUPERSEDED)
     events.record(rsrc, reasons.released(record['breakpoint'], how))
 
 
-def park_if_required(rsrc, action: str, properties,
-                     eligible: bool = True) -> None:
-    """Called by a convergence check before it acts on ``rsrc``.
+def hold_before(rsrc, check: facts.Check, properties) -> None:
+    """Before a convergence check acts on ``rsrc``: hold it, or go on.
 
     Returns when the resource may go on; raises :class:`Parked` when it
-    must wait at a breakpoint. ``eligible`` False: the check is not one
-    a breakpoint applies to, but a stale hold is still ended.
+    must wait at a breakpoint. A hold left by an older operation ends
+    here, whether or not this check is one a breakpoint applies to.
     """
-    record = holds.record_of(rsrc)
+    record = hold_records.record_of(rsrc)
     traversal = rsrc.stack.current_traversal
     if record is not None and record.get('traversal') != traversal:
         _end_stale(rsrc, record)
     lost_releases.arrived(rsrc)
-    if not eligible or not decision.applies(rsrc, action):
+    if not decision.eligible(check, check.action):
         return
-    if holds.data(rsrc).get(RELEASED_KEY) == traversal:
+    if hold_records.data(rsrc).get(resource_data.RELEASED_KEY) == \
+            traversal:
         if traversal:
             end_if_cancelled(rsrc)
         return
-    rule = decision.hold_rule(rsrc, action)
+    rule = decision.hold(check, check.action)
     if rule is None:
         return
-    park(rsrc, rule, action, properties)
+    park(rsrc, check, rule, check.action, properties)
 
 
 def end_if_cancelled(rsrc) -> None:
@@ -190,27 +184,28 @@ def end_if_cancelled(rsrc) -> None:
     between its look and the check it re-dispatched: a cancel asked in
     between ends the check as Heat ends a cancelled one.
     """
-    root_id, root_traversal = operations.root_operation(rsrc.stack)
-    if operations.forward_ended(root_id, root_traversal) is None:
+    if operation_state.forward_ended(*facts.place(rsrc.stack).key) is None:
         return
-    holds.drop_notes(rsrc)
+    hold_records.drop_notes(rsrc)
     LOG.info('Not resuming %s: its operation was cancelled', rsrc.name)
     raise Cancelled()
 
 
-def park(rsrc, rule, action: str, properties, when=breakpoints.BEFORE,
-         details=None, **record) -> None:
+def park(rsrc, check: facts.Check, rule, action: str, properties,
+         when=breakpoints.BEFORE, details=None, **record) -> None:
     """Hold ``rsrc`` by ``rule`` and end the check (raises :class:`Parked`).
 
     ``record``: what the release of this kind of hold needs besides.
     """
-    _show_held(rsrc, decision.held_name(rule, rsrc), action, properties,
-               when=when, details=details,
+    key = check.operation.place.key
+    _show_held(rsrc, check.path, decision.held_name(rule, check.path),
+               action, properties, when=when, details=details,
                traversal=rsrc.stack.current_traversal,
-               root_traversal=operations.root_operation(rsrc.stack)[1],
+               root_traversal=key[1],
                actions=[a.upper() for a in rule.breakpoint.actions],
                source=rule.source, **record)
-    operations.hold_started(rsrc.stack)
+    pause_clock.hold_started(key)
+    facts.forget(rsrc.stack)
     _parked_check.set((rsrc.id, rsrc.stack.current_traversal))
     raise Parked()
 
@@ -225,14 +220,14 @@ def newer_traversal_may_wait(rsrc_id, traversal, stack_id) -> bool:
     if _parked_check.get() != (rsrc_id, traversal):
         return True
     _parked_check.set(None)
-    return operations.stored_traversal(stack_id) != traversal
+    return operation_state.stored_traversal(stack_id) != traversal
 
 
 def hold_cooperatively(rsrc, action, bp):
     """The legacy engine's hold: wait in the stack's task for a release."""
-    hook = PRE_HOOKS[action]
-    record = _show_held(rsrc, bp.name, action, lambda: rsrc.properties,
-                        atomic=False)
+    hook = hold_records.PRE_HOOKS[action]
+    record = _show_held(rsrc, facts.resource_path(rsrc), bp.name, action,
+                        lambda: rsrc.properties, atomic=False)
     try:
         while rsrc.has_hook(hook):
             yield
@@ -240,5 +235,5 @@ def hold_cooperatively(rsrc, action, bp):
         rsrc.clear_hook(hook)
         raise
     finally:
-        if holds.record_of(rsrc) is not None:
-            holds.forget(rsrc, record, atomic=False)
+        if hold_records.record_of(rsrc) is not None:
+            hold_records.forget(rsrc, record, atomic=False)

@@ -34,22 +34,25 @@ from heat.engine import check_resource
 from heat.rpc import worker_client
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import pause_clock
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import events
-from heat_breakpoint.engine import holds
+from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import lost_releases
-from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import outcomes
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
-from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import notify
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
-_ENDED = {operations.CANCELLED: reasons.RELEASE_CANCEL,
-          operations.FAILED: reasons.RELEASE_FAILED,
-          operations.SUPERSEDED: reasons.RELEASE_SUPERSEDED}
+_ENDED = {operation_state.CANCELLED: reasons.RELEASE_CANCEL,
+          operation_state.FAILED: reasons.RELEASE_FAILED,
+          operation_state.SUPERSEDED: reasons.RELEASE_SUPERSEDED}
 
 
 def _caller_context(rsrc):
@@ -60,27 +63,28 @@ def _caller_context(rsrc):
 def _forward_ended(rsrc, record):
     """Why the hold's operation may not go on (a reason), or None."""
     if 'root_traversal' in record:
-        root_id = operations.root_operation(rsrc.stack)[0]
-        ended = operations.forward_ended(root_id, record['root_traversal'])
+        root_id = facts.place(rsrc.stack).root_id
+        ended = operation_state.forward_ended(root_id,
+                                              record['root_traversal'])
         if ended is not None:
             return _ENDED[ended]
-    stored = operations.stored_traversal(rsrc.stack.id)
+    stored = operation_state.stored_traversal(rsrc.stack.id)
     if stored != record['traversal']:
-        return _ENDED[operations.failed_or_superseded(stored)]
+        return _ENDED[operation_state.failed_or_superseded(stored)]
     return None
 
 
 def _run_to_targets(stack) -> str:
-    state = operations.read(stack)
+    state = operation_state.read(facts.place(stack).key)
     return ', '.join(sorted(
-        path for path, kind in operations.target_items(state.targets)
+        path for path, kind in operation_state.target_items(state.targets)
         if target_kinds.ran_to(kind)))
 
 
 def release(rsrc, details) -> None:
     """Called after Heat cleared a hook flag for a resource signal."""
     rsrc._data = None
-    record = holds.record_of(rsrc)
+    record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details.get('unset_hook'):
         return  # a plain native hook: stock Heat has done everything
     how = details.get(reasons.SIGNAL_KEY)
@@ -122,19 +126,19 @@ def _claim(rsrc, record, how, ended, event) -> bool:
     (:mod:`lost_releases`), counted once.
     """
     with db_api.context_manager.writer.using(rsrc.context):
-        if not holds.forget(rsrc, record):
+        if not hold_records.forget(rsrc, record):
             return False
         if ended is None:
-            rsrc.data_set(holds.RELEASED_KEY, record['traversal'])
-            if record.get('when') in holds.DONE_WHENS:
+            rsrc.data_set(resource_data.RELEASED_KEY, record['traversal'])
+            if record.get('when') in hold_records.DONE_WHENS:
                 # After the action or on its failure: see outcomes.
                 outcomes.released(rsrc, record, how)
-            rsrc.data_set(lost_releases.SENDING_KEY,
+            rsrc.data_set(resource_data.SENDING_KEY,
                           lost_releases.marker(record['traversal']))
         else:
-            holds.drop_notes(rsrc)
+            hold_records.drop_notes(rsrc)
         events.record(rsrc, event)
-    operations.hold_ended(rsrc.stack)
+    pause_clock.hold_ended(facts.place(rsrc.stack).key)
     return True
 
 
@@ -149,17 +153,18 @@ def depth_of(details):
 
 def _go_on(rsrc, record, how, details) -> None:
     """What the release asked for the rest of the operation."""
+    key = facts.place(rsrc.stack).key
     if how == reasons.RELEASE_CONTINUE:
-        operations.mark(rsrc.stack,
-                        target_kinds.continue_mode(depth_of(details)))
+        operation_state.mark(key,
+                             target_kinds.continue_mode(depth_of(details)))
     elif how == reasons.RELEASE_STEP:
         by_kind = {}
-        for path, kind in stepping.next_resources(
+        for path, kind in stepping.planned(
                 rsrc, record['action'],
-                into=record.get('when') not in holds.DONE_WHENS):
+                into=record.get('when') not in hold_records.DONE_WHENS):
             by_kind.setdefault(kind, []).append(path)
         for kind, paths in sorted(by_kind.items()):
-            operations.add_targets(rsrc.stack, paths, kind)
+            operation_state.add_targets(key, paths, kind)
 
 
 def _redispatch(rsrc, record) -> None:

@@ -12,38 +12,46 @@
 """The one place where heat-breakpoint reaches into Heat's engine.
 
 Under the convergence engine Heat never calls lifecycle plugins for
-create, update or delete, so the plugin installs its hold here: each
+create, update or delete, so the plugin installs its hold here. Each
 resource's ``create_convergence``, ``update_convergence`` and
-``delete_convergence`` first asks
-whether to park (:mod:`heat_breakpoint.engine.parking`, which asks
-:mod:`heat_breakpoint.engine.decision`), then runs Heat's own method
-through :mod:`heat_breakpoint.engine.outcomes`, which holds after the
-action or on its failure. The same modules answer Heat's
-own hook check (``Resource._break_if_required``) for breakpoints, hear
-releases on Heat's resource-signal channel (``Resource._unset_hook``,
-:mod:`heat_breakpoint.engine.releases`, with the caller's context taken
-from ``EngineService.resource_signal``, which also carries our commands:
+``delete_convergence`` runs one pipeline (``check``, in
+:func:`_wrap_checks`): the check's facts gathered once
+(:mod:`heat_breakpoint.engine.facts`), then
+
+* *before*: hold before the action, or go on (:mod:`.parking`);
+* *change*: hold where an update adds, removes or changes a resource
+  (:mod:`.planned_changes`; a change sits inside Heat's own update
+  decision, ``Resource._needs_update``, wrapped where a resource type
+  defines it);
+* *run*: Heat's own method, unless a released hold after the action
+  only hands the resource on (:mod:`.outcomes`);
+* *after* or *failure*: hold once the action completed or failed
+  (:mod:`.outcomes`).
+
+:mod:`.decision` says, from the facts alone, what holds at each step.
+The same modules answer Heat's own hook check
+(``Resource._break_if_required``) for breakpoints, hear releases on
+Heat's resource-signal channel (``Resource._unset_hook``,
+:mod:`.releases`, with the caller's context taken from
+``EngineService.resource_signal``, which also carries our commands:
 every signal of ours passes :func:`heat_breakpoint.engine.signals.take`),
 note a cancel before Heat starts its rollback
 (``EngineService.stack_cancel_update``, so that no release resumes a
-cancelled operation),
-and take time held at breakpoints off the stack's clock
-(``Stack.time_elapsed``, :mod:`heat_breakpoint.engine.deadlines`).
-When a root stack's operation ends (``Stack.state_set`` to COMPLETE or
-FAILED) or a newer one replaces it (``Stack.converge_stack``), the rows
-kept for it go (:mod:`heat_breakpoint.engine.purge`).
-A check that parks ends as Heat ends a cancelled one, but without
-loading its stack again when nothing newer can wait on it
-(``CheckResource._retrigger_new_traversal``, wrapped where present).
-It also adds one engine RPC method, ``breakpoint_list``, which answers the
-API's breakpoints view (:mod:`heat_breakpoint.engine.listing`).
-On stacks with breakpoints it masks hidden parameter values in resource
-events (``Resource._add_event``), since those events are what users read
-while debugging. Breakpoints that hold only where an update changes or
-replaces a resource (:mod:`heat_breakpoint.engine.changes`) hold inside
-Heat's own update decision (``Resource._needs_update``, wrapped on the
-resource object of one update check) and before the CREATE or DELETE of
-resources an update adds or removes.
+cancelled operation), and take time held at breakpoints off the stack's
+clock (``Stack.time_elapsed``, :mod:`.deadlines`). When a root stack's
+operation ends (``Stack.state_set`` to COMPLETE or FAILED) or a newer one
+replaces it (``Stack.converge_stack``), the rows kept for it go
+(:mod:`heat_breakpoint.db.purge`). A check that parks ends as Heat ends
+a cancelled one, but without loading its stack again when nothing newer
+can wait on it (``CheckResource._retrigger_new_traversal``, wrapped where
+present). It also adds one engine RPC method, ``breakpoint_list``, which
+answers the API's breakpoints view (:mod:`.listing`). On stacks with
+breakpoints it masks hidden parameter values in resource events
+(``Resource._add_event``), since those events are what users read while
+debugging.
+
+Nothing is set on Heat's objects: the seam wraps methods of Heat's
+classes, and what a check worked out travels in its arguments.
 
 :func:`install` first checks that the installed Heat has exactly the
 methods and signatures we wrap. If not, it logs one error and leaves Heat
@@ -79,8 +87,9 @@ EXPECTED = {
 # which some Heat releases add, are passed on as they come).
 MORE = '...'
 
-# Where Heat decides an update, which :mod:`changes` wraps on the resource
-# object of one update check (``when: changed|replaced``) or calls.
+# Where Heat decides an update (``when: changed|replaced``): the decision
+# is wrapped where a resource type defines it, the property diff on
+# Resource; :mod:`planned_changes` calls the rest.
 EXPECTED_CHANGES = {
     '_needs_update': ('self', 'after', 'before', 'after_props',
                       'before_props', 'prev_resource', 'check_init_complete'),
@@ -109,7 +118,7 @@ EXPECTED_SERVICE = {
     '_get_stack': ('self', 'cnxt', 'stack_identity', 'show_deleted'),
 }
 # Wrapped when present as expected (it only saves work, see
-# :func:`_wrap_check`); a Heat without it runs the plugin all the same.
+# :func:`_wrap_parked_end`); a Heat without it runs the plugin all the same.
 OPTIONAL_CHECK = {
     '_retrigger_new_traversal': ('self', 'cnxt', 'current_traversal',
                                  'is_update', 'stack_id', 'rsrc_id'),
@@ -118,10 +127,17 @@ OPTIONAL_CHECK = {
 # route); Heat must not have one of that name.
 LIST_METHOD = 'breakpoint_list'
 
+# Heat's update decision and property diff, wrapped for
+# :mod:`planned_changes`.
+_DECISION = '_needs_update'
+_DIFF = 'update_template_diff_properties'
+
 _installed = False
 # What install() replaced: (class, name, the class's own attribute or
 # None when it had none), so that uninstall() can give Heat back.
 _replaced = []
+# Our wrappers of Heat's update decision, where they are installed.
+_deciders = set()
 
 
 class IncompatibleHeat(Exception):
@@ -141,7 +157,8 @@ def _check_methods(cls, expected) -> None:
                                    % (cls.__name__, name, found, params))
 
 
-def _check(resource_cls, stack_cls, service_cls, check_resource) -> None:
+def _check_heat(resource_cls, stack_cls, service_cls,
+                check_resource) -> None:
     _check_methods(resource_cls, EXPECTED)
     _check_methods(resource_cls, EXPECTED_CHANGES)
     _check_methods(stack_cls, EXPECTED_STACK)
@@ -176,15 +193,12 @@ def install() -> bool:
         from heat.engine import resource
         from heat.engine import service
         from heat.engine import stack
-        _check(resource.Resource, stack.Stack, service.EngineService,
-               check_resource)
-        from heat_breakpoint.engine import changes
+        _check_heat(resource.Resource, stack.Stack, service.EngineService,
+                    check_resource)
+        from heat_breakpoint.db import purge
         from heat_breakpoint.engine import deadlines
-        from heat_breakpoint.engine import decision
-        from heat_breakpoint.engine import events
-        from heat_breakpoint.engine import outcomes
         from heat_breakpoint.engine import parking
-        from heat_breakpoint.engine import releases
+        from heat_breakpoint.engine import planned_changes
         from heat_breakpoint.engine import signals
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
@@ -197,7 +211,8 @@ def install() -> bool:
         LOG.info('heat-breakpoint: a parked check ends the stock way (%s)',
                  exc)
         checker = None
-    for cls, names in ((resource.Resource, EXPECTED),
+    for cls, names in ((resource.Resource,
+                        list(EXPECTED) + [_DIFF, _DECISION]),
                        (stack.Stack, EXPECTED_STACK),
                        (service.EngineService,
                         list(EXPECTED_SERVICE) + [LIST_METHOD])):
@@ -206,13 +221,13 @@ def install() -> bool:
     if checker is not None:
         _replaced.extend((checker, name, checker.__dict__.get(name))
                          for name in OPTIONAL_CHECK)
-        _wrap_check(checker, parking)
-    # Innermost first: the hold before an action wraps the others; a hold
-    # on a planned change sits inside Heat's own update decision.
-    _wrap_changes(resource.Resource, changes)
-    _wrap_outcomes(resource.Resource, outcomes)
-    _wrap(resource.Resource, decision, parking, releases, events)
-    _wrap_stack(stack.Stack, deadlines)
+        _wrap_parked_end(checker, parking)
+    _wrap_checks(resource.Resource)
+    _wrap_hooks(resource.Resource)
+    resource.Resource.update_template_diff_properties = \
+        planned_changes.remembering(resource.Resource.__dict__[_DIFF])
+    _wrap_decision(resource.Resource, resource.Resource.__dict__[_DECISION])
+    _wrap_stack(stack.Stack, deadlines, purge)
     _wrap_service(service.EngineService, deadlines, signals)
     _installed = True
     return True
@@ -221,6 +236,7 @@ def install() -> bool:
 def uninstall() -> None:
     """Give Heat back its own methods: it runs as stock Heat again."""
     global _installed
+    _deciders.clear()
     while _replaced:
         cls, name, original = _replaced.pop()
         if original is None:
@@ -240,21 +256,43 @@ def schema_ready() -> bool:
     return False
 
 
-def _wrap(cls, decision, parking, releases, events) -> None:
+def _wrap_checks(cls) -> None:
+    """Heat's convergence checks of a resource, each one pipeline."""
+    from heat_breakpoint.engine import facts
+    from heat_breakpoint.engine import outcomes
+    from heat_breakpoint.engine import parking
+    from heat_breakpoint.engine import planned_changes
+
     create = cls.create_convergence
     update = cls.update_convergence
     delete = cls.delete_convergence
-    break_if_required = cls._break_if_required
-    unset_hook = cls._unset_hook
-    signal_check_action = cls._signal_check_action
-    add_event = cls._add_event
+
+    def check(rsrc, action, properties, stock, template_id,
+              new_stack=None):
+        """One check: before, change, run, after or failure.
+
+        ``properties``: the resource's inputs as a hold shows them;
+        ``stock``: Heat's own method, bound to its arguments.
+        """
+        found = facts.check(rsrc, action, template_id)
+        parking.hold_before(rsrc, found, properties)
+        if outcomes.resume(rsrc):
+            return None  # held after the action: only handed on
+        if found.breakpoints and action == 'UPDATE':
+            _decision_of(type(rsrc))
+        try:
+            planned_changes.before(rsrc, found, template_id, new_stack)
+            return outcomes.run(rsrc, found, action, properties, stock)
+        finally:
+            planned_changes.after()
 
     @functools.wraps(create)
     def create_convergence(self, template_id, requires, engine_id,
                            timeout, progress_callback=None):
-        parking.park_if_required(self, 'CREATE', lambda: self.properties)
-        return create(self, template_id, requires, engine_id, timeout,
-                      progress_callback)
+        return check(self, 'CREATE', lambda: self.properties,
+                     lambda: create(self, template_id, requires, engine_id,
+                                    timeout, progress_callback),
+                     template_id)
 
     @functools.wraps(update)
     def update_convergence(self, template_id, new_requires, engine_id,
@@ -262,41 +300,95 @@ def _wrap(cls, decision, parking, releases, events) -> None:
         def properties():
             defn = new_stack.defn.resource_definition(self.name)
             return defn.properties(self.properties_schema, self.context)
-        parking.park_if_required(self, 'UPDATE', properties)
-        return update(self, template_id, new_requires, engine_id, timeout,
-                      new_stack, progress_callback)
+        return check(self, 'UPDATE', properties,
+                     lambda: update(self, template_id, new_requires,
+                                    engine_id, timeout, new_stack,
+                                    progress_callback),
+                     template_id, new_stack)
 
     @functools.wraps(delete)
     def delete_convergence(self, template_id, engine_id, timeout,
                            progress_callback=None):
         # The inputs as stored: a stack being deleted has no template to
         # resolve them from.
-        parking.park_if_required(
-            self, 'DELETE',
-            lambda: self._stored_properties_data or self.properties,
-            eligible=self.current_template_id != template_id)
-        return delete(self, template_id, engine_id, timeout,
-                      progress_callback)
+        return check(self, 'DELETE',
+                     lambda: self._stored_properties_data or self.properties,
+                     lambda: delete(self, template_id, engine_id, timeout,
+                                    progress_callback),
+                     template_id)
+
+    cls.create_convergence = create_convergence
+    cls.update_convergence = update_convergence
+    cls.delete_convergence = delete_convergence
+
+
+def _wrap_decision(cls, stock) -> None:
+    """Heat's update decision where ``cls`` defines it (``stock``)."""
+    from heat_breakpoint.engine import planned_changes
+    wrapped = planned_changes.deciding(stock)
+    _deciders.add(wrapped)
+    setattr(cls, _DECISION, wrapped)
+
+
+def _decision_of(resource_type) -> None:
+    """Make sure the update decision of ``resource_type`` is wrapped.
+
+    A resource type may define its own ``_needs_update`` (a nested
+    stack's, ``OS::Heat::None``'s); the class that defines the one
+    ``resource_type`` uses gets the wrapper, once, when an update check
+    with breakpoints first meets it (with the signature Heat's has: a
+    type whose decision takes other arguments is left alone).
+    """
+    for cls in resource_type.__mro__:
+        stock = cls.__dict__.get(_DECISION)
+        if stock is None:
+            continue
+        if stock in _deciders:
+            return
+        try:
+            _check_methods(cls, {_DECISION: EXPECTED_CHANGES[_DECISION]})
+        except IncompatibleHeat as exc:
+            LOG.info('heat-breakpoint: no hold on a planned change of %s '
+                     '(%s)', resource_type.__name__, exc)
+            return
+        _replaced.append((cls, _DECISION, stock))
+        _wrap_decision(cls, stock)
+        return
+
+
+def _wrap_hooks(cls) -> None:
+    """Heat's hook check, its signals' checks and its resource events."""
+    from heat_breakpoint.engine import events
+    from heat_breakpoint.engine import facts
+    from heat_breakpoint.engine import hold_records
+    from heat_breakpoint.engine import outcomes
+    from heat_breakpoint.engine import parking
+    from heat_breakpoint.engine import releases
+
+    break_if_required = cls._break_if_required
+    unset_hook = cls._unset_hook
+    signal_check_action = cls._signal_check_action
+    signal_check_hook = cls._signal_check_hook
+    add_event = cls._add_event
 
     @functools.wraps(break_if_required)
     def _break_if_required(self, action, hook):
         bp = None
-        if hook == parking.PRE_HOOKS.get(action):
-            bp = decision.find_breakpoint(self, action)
-        elif self.stack.convergence and hook == parking.hook_of(
+        if hook == hold_records.PRE_HOOKS.get(action):
+            bp = facts.find_breakpoint(self, action)
+        elif self.stack.convergence and hook == hold_records.hook_of(
                 action, 'after'):
             # A marked post-* hook: the plugin holds after the action.
-            bp = decision.find_breakpoint(self, action, 'after')
+            bp = facts.find_breakpoint(self, action, 'after')
         if bp is None:
             yield from break_if_required(self, action, hook)
         elif not self.stack.convergence:
             yield from parking.hold_cooperatively(self, action, bp)
-        # Under convergence the *_convergence wrapper has held already.
+        # Under convergence the check's pipeline has held already.
 
     @functools.wraps(unset_hook)
     def _unset_hook(self, details):
-        from heat_breakpoint.engine import holds
-        if not holds.release_interrupted(self, details):
+        if not hold_records.release_interrupted(self, details):
             unset_hook(self, details)
         releases.release(self, details)
 
@@ -304,24 +396,32 @@ def _wrap(cls, decision, parking, releases, events) -> None:
     def _signal_check_action(self):
         # A resource held before DELETE reads DELETE_IN_PROGRESS, an action
         # during which Heat refuses signals: let its release through.
-        if self.action in self.no_signal_actions and parking.is_parked(self):
+        if self.action in self.no_signal_actions and \
+                hold_records.is_parked(self):
             return
         return signal_check_action(self)
+
+    @functools.wraps(signal_check_hook)
+    def _signal_check_hook(self, details):
+        # A release signal that does not fit its hold (``retry`` of a hold
+        # that is not a failure) is refused here, before anything is
+        # cleared.
+        if not hold_records.release_interrupted(self, details):
+            signal_check_hook(self, details)
+        outcomes.check_release(self, details)
 
     @functools.wraps(add_event)
     def _add_event(self, action, status, reason):
         events.add_event(self, action, status, reason, add_event)
 
-    cls.create_convergence = create_convergence
-    cls.update_convergence = update_convergence
-    cls.delete_convergence = delete_convergence
     cls._break_if_required = _break_if_required
     cls._unset_hook = _unset_hook
     cls._signal_check_action = _signal_check_action
+    cls._signal_check_hook = _signal_check_hook
     cls._add_event = _add_event
 
 
-def _wrap_check(cls, parking) -> None:
+def _wrap_parked_end(cls, parking) -> None:
     """A parked check ends without loading its whole stack again.
 
     Heat treats :class:`parking.Parked` as a cancelled check and loads
@@ -343,106 +443,6 @@ def _wrap_check(cls, parking) -> None:
     cls._retrigger_new_traversal = _retrigger_new_traversal
 
 
-def _wrap_changes(cls, changes) -> None:
-    """Holds on a planned change (``when: changed|replaced``).
-
-    An update check of a stack with such breakpoints gets Heat's own
-    decision inside ``Resource.update`` wrapped on its resource object
-    (``begin_update``), which holds or goes on. Resources the update adds
-    or removes are held before their CREATE or DELETE.
-    """
-    create = cls.create_convergence
-    update = cls.update_convergence
-    delete = cls.delete_convergence
-
-    @functools.wraps(create)
-    def create_convergence(self, template_id, requires, engine_id,
-                           timeout, progress_callback=None):
-        changes.park_added(self)
-        return create(self, template_id, requires, engine_id, timeout,
-                      progress_callback)
-
-    @functools.wraps(update)
-    def update_convergence(self, template_id, new_requires, engine_id,
-                           timeout, new_stack, progress_callback=None):
-        changes.begin_update(self, new_stack)
-        return update(self, template_id, new_requires, engine_id, timeout,
-                      new_stack, progress_callback)
-
-    @functools.wraps(delete)
-    def delete_convergence(self, template_id, engine_id, timeout,
-                           progress_callback=None):
-        changes.park_removed(self, template_id)
-        return delete(self, template_id, engine_id, timeout,
-                      progress_callback)
-
-    cls.create_convergence = create_convergence
-    cls.update_convergence = update_convergence
-    cls.delete_convergence = delete_convergence
-
-
-def _wrap_outcomes(cls, outcomes) -> None:
-    """Holds after an action and on its failure (:mod:`outcomes`).
-
-    Around Heat's own ``*_convergence`` methods, inside the hold before
-    the action: a released hold's note is read first, then the action
-    runs under :func:`outcomes.run`. A release signal that does not fit
-    its hold (``retry`` of a hold that is not a failure) is refused
-    where Heat checks the signal, before anything is cleared.
-    """
-    create = cls.create_convergence
-    update = cls.update_convergence
-    delete = cls.delete_convergence
-    signal_check_hook = cls._signal_check_hook
-
-    @functools.wraps(create)
-    def create_convergence(self, template_id, requires, engine_id,
-                           timeout, progress_callback=None):
-        if outcomes.resume(self):
-            return
-        return outcomes.run(self, 'CREATE', lambda: self.properties,
-                            lambda: create(self, template_id, requires,
-                                           engine_id, timeout,
-                                           progress_callback))
-
-    @functools.wraps(update)
-    def update_convergence(self, template_id, new_requires, engine_id,
-                           timeout, new_stack, progress_callback=None):
-        if outcomes.resume(self):
-            return
-
-        def properties():
-            defn = new_stack.defn.resource_definition(self.name)
-            return defn.properties(self.properties_schema, self.context)
-        return outcomes.run(self, 'UPDATE', properties,
-                            lambda: update(self, template_id, new_requires,
-                                           engine_id, timeout, new_stack,
-                                           progress_callback))
-
-    @functools.wraps(delete)
-    def delete_convergence(self, template_id, engine_id, timeout,
-                           progress_callback=None):
-        if outcomes.resume(self):
-            return
-        return outcomes.run(
-            self, 'DELETE',
-            lambda: self._stored_properties_data or self.properties,
-            lambda: delete(self, template_id, engine_id, timeout,
-                           progress_callback))
-
-    @functools.wraps(signal_check_hook)
-    def _signal_check_hook(self, details):
-        from heat_breakpoint.engine import holds
-        if not holds.release_interrupted(self, details):
-            signal_check_hook(self, details)
-        outcomes.check_release(self, details)
-
-    cls.create_convergence = create_convergence
-    cls.update_convergence = update_convergence
-    cls.delete_convergence = delete_convergence
-    cls._signal_check_hook = _signal_check_hook
-
-
 def _wrap_service(cls, deadlines, signals) -> None:
     resource_signal = cls.resource_signal
     stack_cancel_update = cls.stack_cancel_update
@@ -450,8 +450,8 @@ def _wrap_service(cls, deadlines, signals) -> None:
 
     @functools.wraps(start)
     def started(self):
+        from heat_breakpoint.db import purge
         from heat_breakpoint.engine import lost_releases
-        from heat_breakpoint.engine import purge
         if not schema_ready():
             return start(self)
         result = start(self)
@@ -493,8 +493,7 @@ def _wrap_service(cls, deadlines, signals) -> None:
     setattr(cls, LIST_METHOD, breakpoint_list)
 
 
-def _wrap_stack(cls, deadlines) -> None:
-    from heat_breakpoint.engine import purge
+def _wrap_stack(cls, deadlines, purge) -> None:
     time_elapsed = cls.time_elapsed
     state_set = cls.state_set
     converge_stack = cls.converge_stack

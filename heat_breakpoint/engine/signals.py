@@ -29,13 +29,14 @@ resume the operation's forward work after it (:mod:`releases`).
 
 from oslo_log import log as logging
 
-from heat_breakpoint.engine import authorize
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import holds
-from heat_breakpoint.engine import operations
+from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import releases
+from heat_breakpoint.engine import rpc_policy
 from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def take(service, cnxt, stack_identity, resource_name, details, sync_call,
     The single entry point of our commands into the engine: both kinds
     (:func:`carried`) pass here before anything of the stack is read.
     """
-    authorize.check_signal(cnxt, details)  # before commands, releases
+    rpc_policy.check_signal(cnxt, details)  # before commands, releases
     kind = carried(details)
     if kind == COMMAND:
         return _command(service, cnxt, stack_identity, resource_name,
@@ -109,7 +110,7 @@ def _held_namesake(service, cnxt, stack_identity, name):
         held = [row.id for row in query.join(
             models.ResourceData,
             models.ResourceData.resource_id == models.Resource.id).filter(
-                models.ResourceData.key == holds.HOLD_KEY)]
+                models.ResourceData.key == resource_data.HOLD_KEY)]
     if len(held) != 1:
         return None, None
     stack = parser.Stack.load(cnxt, stack=db_stack, use_stored_context=True)
@@ -167,8 +168,8 @@ def _note_cancel(service, cnxt, stack_identity, cancel_with_rollback):
         stack.UPDATE, stack.CREATE)
     if (not stack.convergence or stack.status != stack.IN_PROGRESS or
             stack.action not in allowed or
-            decision.root_action(stack) == decision.ROLLBACK):
+            facts.place(stack).root_action == decision.ROLLBACK):
         return
-    operations.cancel_asked(stack)
+    operation_state.cancel_asked(facts.place(stack).key)
     LOG.info('Cancel asked for stack %s: no breakpoint holds or resumes '
              'its operation from now on', stack.id)

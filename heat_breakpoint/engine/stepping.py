@@ -16,13 +16,26 @@ operation; for a delete (the graph walked backwards), the resources it
 requires. Stepping from a nested stack resource before its create or
 update steps *into* it (its first resources hold next); stepping past the
 last resource of a nested stack goes on to the parent stack's next ones.
+
+A step is one resource signal: Heat checks it (where
+:mod:`outcomes` makes sure the step leaves room for its targets) and then
+releases the hold (where :mod:`releases` arms them). Where it goes is
+worked out once, at the check (:func:`plan`), and taken at the release
+(:func:`planned`).
 """
+
+import contextvars
+import weakref
 
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import operations
+from heat_breakpoint.db import target_kinds
+from heat_breakpoint.engine import facts
+
+# The step this thread's signal planned: (a weak reference to the
+# resource object, action, into, the next resources).
+_planned = contextvars.ContextVar('breakpoint_step', default=None)
 
 
 def _is_nested_stack(rsrc) -> bool:
@@ -36,9 +49,9 @@ def next_resources(rsrc, action: str, into: bool = True) -> list:
     ``into`` False: ``rsrc`` is done (held after its action), so a nested
     stack is not stepped into.
     """
-    path = decision.resource_path(rsrc)
+    path = facts.resource_path(rsrc)
     if into and action != 'DELETE' and _is_nested_stack(rsrc):
-        return [('/'.join(path), operations.STEP_INTO)]
+        return [('/'.join(path), target_kinds.STEP_INTO)]
     names = _waiting_on(rsrc, action)
     stack = rsrc.stack
     while not names and stack.owner_id:
@@ -49,8 +62,28 @@ def next_resources(rsrc, action: str, into: bool = True) -> list:
         if outer is None:
             break
         names, stack = _waiting_on(outer, action), parent
-    return [('/'.join(path[:-1] + (name,)), operations.STEP)
+    return [('/'.join(path[:-1] + (name,)), target_kinds.STEP)
             for name in sorted(names)]
+
+
+def plan(rsrc, action: str, into: bool = True) -> list:
+    """:func:`next_resources`, kept for the release of the same signal."""
+    found = next_resources(rsrc, action, into)
+    _planned.set((weakref.ref(rsrc), action, into, found))
+    return found
+
+
+def planned(rsrc, action: str, into: bool = True) -> list:
+    """Where the step of this signal goes.
+
+    As the signal's check planned it, or worked out now when it did not.
+    """
+    kept = _planned.get()
+    _planned.set(None)
+    if kept is not None and kept[0]() is rsrc and kept[1:3] == (action,
+                                                                into):
+        return kept[3]
+    return next_resources(rsrc, action, into)
 
 
 def _waiting_on(rsrc, action: str) -> list:

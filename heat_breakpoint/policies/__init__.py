@@ -22,7 +22,7 @@ its ``[oslo_policy]`` options (``enforce_new_defaults``,
 import itertools
 import threading
 
-from heat_breakpoint.policies import breakpoints
+from heat_breakpoint.policies import rules
 
 # Two requests a fresh heat-engine serves at once must not both register
 # (oslo.policy refuses a rule registered twice: DuplicatePolicyError).
@@ -30,7 +30,7 @@ _REGISTERING = threading.Lock()
 
 
 def list_rules():
-    return itertools.chain(breakpoints.list_rules())
+    return itertools.chain(rules.list_rules())
 
 
 def register(enforcer) -> None:
@@ -58,8 +58,8 @@ def authorize(cnxt, action: str) -> None:
     enforcer = cnxt.policy
     register(enforcer.enforcer)
     allowed = enforcer.enforce(context=cnxt, action=action,
-                               scope=breakpoints.SCOPE,
+                               scope=rules.SCOPE,
                                target={'project_id': cnxt.project_id},
                                is_registered_policy=True)
     if not allowed:
-        raise enforcer.exc(action=breakpoints.POLICY_ROOT % action)
+        raise enforcer.exc(action=rules.POLICY_ROOT % action)

@@ -44,7 +44,7 @@ HOLDS = {
     'replaced': ('--breakpoint-on-replace', 'rep', 'UPDATE_IN_PROGRESS'),
     'after': ('--breakpoint-after', 'inpl', 'UPDATE_COMPLETE'),
 }
-# Every resource data key of ours (heat_breakpoint.engine.holds.DATA_KEYS;
+# Every resource data key of ours (heat_breakpoint.db.resource_data.DATA_KEYS;
 # not imported: this process must not load Heat's engine).
 DATA_KEYS = ('breakpoint_hold', 'breakpoint_released', 'breakpoint_resume',
              'breakpoint_planned', 'breakpoint_sending')

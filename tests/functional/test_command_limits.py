@@ -31,7 +31,7 @@ from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import test_engine
 from tests.functional import utils
 
-LIMIT = 1000  # heat_breakpoint.engine.operations.MAX_TARGETS
+LIMIT = 1000  # heat_breakpoint.db.operation_state.MAX_TARGETS
 CONTROL = '\x1b[31m\x07\n'
 
 

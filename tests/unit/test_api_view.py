@@ -20,8 +20,8 @@ from heat.common import exception
 import pytest
 import webob
 
-from heat_breakpoint.api import authorize
 from heat_breakpoint.api import filter as bp_filter
+from heat_breakpoint.api import request_policy
 from heat_breakpoint.api import view
 
 
@@ -75,16 +75,16 @@ def _context(project='p1', is_admin=False, allowed=True):
 
 def test_other_project_in_the_url_is_forbidden():
     with pytest.raises(exception.Forbidden):
-        authorize.view(_context('p1'), 'p2')
+        request_policy.view(_context('p1'), 'p2')
 
 
 def test_policy_is_breakpoints_index():
     cnxt = _context('p1')
-    authorize.view(cnxt, 'p1')
+    request_policy.view(cnxt, 'p1')
     kwargs = cnxt.policy.enforce.call_args.kwargs
     assert (kwargs['scope'], kwargs['action']) == ('breakpoints', 'index')
     with pytest.raises(exception.Forbidden):
-        authorize.view(_context('p1', allowed=False), 'p1')
+        request_policy.view(_context('p1', allowed=False), 'p1')
 
 
 def test_filter_passes_the_view_to_heat_without_a_context():

@@ -18,7 +18,7 @@ import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.db import migration
-from heat_breakpoint.engine import operations
+from heat_breakpoint.db import tables
 from heat_breakpoint.engine import seam
 
 
@@ -37,8 +37,7 @@ def test_db_sync_makes_the_tables_the_engine_uses(engine):
     assert migration.current(engine) is None
     assert migration.db_sync(engine) == migration.head()
     found = columns(engine)
-    for table in (operations.operations, operations.targets,
-                  operations.pauses):
+    for table in tables.TABLES:
         assert found[table.name] == {c.name for c in table.columns}
     assert migration.VERSION_TABLE in found
     assert 'alembic_version' not in found  # Heat's own stays Heat's
@@ -54,16 +53,16 @@ def test_db_sync_twice_changes_nothing(engine):
 
 def test_tables_made_on_first_use_are_adopted(engine):
     # What an earlier release left: our tables, with rows, no version.
-    operations._metadata.create_all(engine)
+    tables.metadata.create_all(engine)
     with engine.begin() as conn:
-        conn.execute(operations.operations.insert().values(
+        conn.execute(tables.operations.insert().values(
             root_stack_id='s', traversal='t', mode='continue',
             created_at=sa.func.now()))
     assert migration.current(engine) is None
     assert migration.db_sync(engine) == migration.head()
     with engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(
-            operations.operations)).scalar() == 1
+            tables.operations)).scalar() == 1
 
 
 def test_not_migrated_is_not_ready_and_says_so_in_one_line(engine, caplog):

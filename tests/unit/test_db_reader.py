@@ -96,3 +96,47 @@ def test_a_sqlite_pool_still_ends_each_read_with_a_rollback(tmp_path):
     pool = reader.engine(heat)
     assert pool.pool._reset_on_return is \
         sa.pool.base.ResetStyle.reset_rollback
+
+
+def test_reads_keep_their_connections_in_a_list_of_their_own(
+        tmp_path, monkeypatch):
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    with heat.begin() as conn:
+        conn.exec_driver_sql('CREATE TABLE t (v INTEGER)')
+    query = sa.select(TABLE.c.v)
+    reader.read(heat, query, {})
+    kept = reader._reader(heat)[2]
+    assert len(kept._idle) == 1
+    first = kept._idle[0][0]
+    reader.read(heat, query, {})
+    assert [found[0] for found in kept._idle] == [first]
+    # Kept for an hour at most: an older one is closed, a new one made.
+    monkeypatch.setattr(reader, 'RECYCLE_SECONDS', 0)
+    reader.read(heat, query, {})
+    assert kept._idle[0][0] is not first
+    with pytest.raises(Exception, match='closed'):
+        first.execute('SELECT 1')
+
+
+def test_reads_at_once_are_bounded_as_in_sqlalchemys_pool(
+        tmp_path, monkeypatch):
+    import threading
+    heat = sa.create_engine('sqlite:///%s' % (tmp_path / 'heat.sqlite'))
+    monkeypatch.setattr(reader, 'POOL_SIZE', 1)
+    monkeypatch.setattr(reader, 'MAX_OVERFLOW', 1)
+    monkeypatch.setattr(reader, 'WAIT_SECONDS', 0.2)
+    kept = reader._reader(heat)[2]
+    first, second = kept.take(), kept.take()
+    with pytest.raises(sa.exc.TimeoutError):
+        kept.take()
+    # A connection given back goes to whoever waits for one.
+    taken = []
+    waiter = threading.Thread(target=lambda: taken.append(kept.take()))
+    monkeypatch.setattr(reader, 'WAIT_SECONDS', 5)
+    waiter.start()
+    kept.give_back(first)
+    waiter.join()
+    assert taken[0][0] is first[0]
+    kept.give_back(second)
+    kept.give_back(taken[0])
+    assert len(kept._idle) == 1  # POOL_SIZE kept, the other closed

@@ -11,38 +11,28 @@
 # under the License.
 """A cancel wins: what the engine reads to know an operation was cancelled.
 
-:func:`operations.forward_ended` answers from the root stack's row and
-our cancel mark, as they are in the database now; once it says so,
+:func:`operation_state.forward_ended` answers from the root stack's row
+and our cancel mark, as they are in the database now; once it says so,
 nothing holds (:func:`decision.rules`) and a continue does not undo it.
 """
 
-from unittest import mock
-
 import pytest
-import sqlalchemy as sa
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import operations
 from heat_breakpoint.engine import signals
-from heat_breakpoint.engine import target_kinds
 from heat_breakpoint import reasons
 
-
-class Root:
-    """The few attributes of a root Stack object that operations reads."""
-
-    owner_id = None
-
-    def __init__(self, stack_id='s1', traversal='t1'):
-        self.id = stack_id
-        self.current_traversal = traversal
+ROOT = ('s1', 't1')
+CANCELLED = operation_state.CANCELLED
+SUPERSEDED = operation_state.SUPERSEDED
 
 
 @pytest.fixture
-def db():
-    engine = sa.create_engine('sqlite://')
-    with engine.begin() as conn:
+def stack_row(db):
+    with db.begin() as conn:
         conn.exec_driver_sql(
             'CREATE TABLE stack (id VARCHAR(36) PRIMARY KEY, action '
             'VARCHAR(255), status VARCHAR(255), status_reason TEXT, '
@@ -50,11 +40,7 @@ def db():
         conn.exec_driver_sql(
             "INSERT INTO stack VALUES ('s1', 'UPDATE', 'IN_PROGRESS', "
             "'Stack UPDATE started', 't1')")
-    with mock.patch.object(operations.db_api, 'get_engine',
-                           return_value=engine), \
-            mock.patch.object(operations, '_ready_engines', set()):
-        operations._engine()
-        yield engine
+    yield db
 
 
 def _set(engine, **values):
@@ -65,15 +51,15 @@ def _set(engine, **values):
                 (value, 's1'))
 
 
-def test_a_forward_operation_goes_on(db):
-    assert operations.forward_ended('s1', 't1') is None
+def test_a_forward_operation_goes_on(stack_row):
+    assert operation_state.forward_ended('s1', 't1') is None
 
 
-def test_a_cancel_mark_ends_it_before_heat_changed_anything(db):
-    operations.cancel_asked(Root())
-    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+def test_a_cancel_mark_ends_it_before_heat_changed_anything(stack_row):
+    operation_state.cancel_asked(ROOT)
+    assert operation_state.forward_ended('s1', 't1') == CANCELLED
     # Another operation of the same stack is not cancelled by it.
-    assert operations.forward_ended('s1', 't0') == operations.SUPERSEDED
+    assert operation_state.forward_ended('s1', 't0') == SUPERSEDED
 
 
 @pytest.mark.parametrize('values', [
@@ -81,42 +67,43 @@ def test_a_cancel_mark_ends_it_before_heat_changed_anything(db):
     {'status': 'FAILED', 'status_reason': 'Stack UPDATE cancelled',
      'current_traversal': 't2'},
 ])
-def test_a_rollback_or_heats_own_cancel_ends_it(db, values):
-    _set(db, **values)
-    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+def test_a_rollback_or_heats_own_cancel_ends_it(stack_row, values):
+    _set(stack_row, **values)
+    assert operation_state.forward_ended('s1', 't1') == CANCELLED
 
 
-def test_a_newer_update_supersedes_it(db):
-    _set(db, current_traversal='t2')
-    assert operations.forward_ended('s1', 't1') == operations.SUPERSEDED
+def test_a_newer_update_supersedes_it(stack_row):
+    _set(stack_row, current_traversal='t2')
+    assert operation_state.forward_ended('s1', 't1') == SUPERSEDED
 
 
-def test_a_failure_is_no_newer_operation(db):
+def test_a_failure_is_no_newer_operation(stack_row):
     # Heat's purge_db empties a failed stack's traversal.
-    _set(db, status='FAILED', status_reason='Resource CREATE failed: boom',
-         current_traversal='')
-    assert operations.forward_ended('s1', 't1') == operations.FAILED
-    assert operations.failed_or_superseded('') == operations.FAILED
-    assert operations.failed_or_superseded('t2') == operations.SUPERSEDED
-    assert operations.failed_or_superseded(None) == operations.SUPERSEDED
+    _set(stack_row, status='FAILED',
+         status_reason='Resource CREATE failed: boom', current_traversal='')
+    assert operation_state.forward_ended('s1', 't1') == \
+        operation_state.FAILED
+    assert operation_state.failed_or_superseded('') == \
+        operation_state.FAILED
+    assert operation_state.failed_or_superseded('t2') == SUPERSEDED
+    assert operation_state.failed_or_superseded(None) == SUPERSEDED
 
 
-def test_a_stack_gone_ends_it(db):
-    assert operations.forward_ended('gone', 't1') == operations.SUPERSEDED
+def test_a_stack_gone_ends_it(stack_row):
+    assert operation_state.forward_ended('gone', 't1') == SUPERSEDED
 
 
-def test_a_continue_after_the_cancel_does_not_undo_it(db):
-    root = Root()
-    operations.cancel_asked(root)
-    operations.mark(root, operations.CONTINUE)
-    assert operations.read(root).mode == operations.CANCEL
-    assert operations.forward_ended('s1', 't1') == operations.CANCELLED
+def test_a_continue_after_the_cancel_does_not_undo_it(stack_row):
+    operation_state.cancel_asked(ROOT)
+    operation_state.mark(ROOT, target_kinds.CONTINUE)
+    assert operation_state.read(ROOT).mode == target_kinds.CANCEL
+    assert operation_state.forward_ended('s1', 't1') == CANCELLED
 
 
 def test_nothing_holds_once_cancelled():
     env = [breakpoints.parse_name('a')]
-    state = operations.State(mode=operations.CANCEL,
-                             targets={'b': operations.STEP})
+    state = operation_state.State(mode=target_kinds.CANCEL,
+                                  targets={'b': target_kinds.STEP})
     found = decision.rules(env, state)
     assert [(r.name, r.armed, r.why) for r in found] == [
         ('b', False, 'cancel'), ('a', False, 'cancel')]
@@ -140,7 +127,7 @@ def test_which_signals_carry_a_command_of_ours(details, kind):
 def test_continue_with_a_depth_disarms_the_top_levels_only():
     env = [breakpoints.parse_name(name)
            for name in ('web', 'inner/rep', '*')]
-    state = operations.State(mode=target_kinds.continue_mode(0))
+    state = operation_state.State(mode=target_kinds.continue_mode(0))
     found = decision.rules(env, state)
     # One rule per name at its own depth; '*' disarmed above, armed below.
     assert [(r.name, r.armed) for r in found] == [
@@ -153,13 +140,13 @@ def test_continue_with_a_depth_disarms_the_top_levels_only():
 
 
 def test_a_narrower_continue_does_not_rearm_a_wider_one():
-    assert target_kinds.wider(operations.CONTINUE,
+    assert target_kinds.wider(target_kinds.CONTINUE,
                               target_kinds.continue_mode(0)) == \
-        operations.CONTINUE
+        target_kinds.CONTINUE
     assert target_kinds.wider(target_kinds.continue_mode(2),
                               target_kinds.continue_mode(1)) == \
         target_kinds.continue_mode(2)
     assert target_kinds.wider(target_kinds.continue_mode(0),
-                              operations.CONTINUE) == operations.CONTINUE
+                              target_kinds.CONTINUE) == target_kinds.CONTINUE
     assert target_kinds.continue_depth('continue@3') == (True, 3)
     assert target_kinds.continue_depth('to') == (False, None)

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import secrecy
+from heat_breakpoint.engine import template_secrets as secrecy
 
 MASK = inputs.MASK
 

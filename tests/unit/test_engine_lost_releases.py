@@ -25,7 +25,7 @@ import logging
 
 import pytest
 
-from heat_breakpoint.engine import holds
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import lost_releases
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, 0)
@@ -58,8 +58,8 @@ def world(monkeypatch):
 
 
 def test_the_key_is_one_of_ours():
-    assert lost_releases.SENDING_KEY in holds.DATA_KEYS
-    assert lost_releases.SENDING_KEY in holds.NOTE_KEYS
+    assert resource_data.SENDING_KEY in resource_data.DATA_KEYS
+    assert resource_data.SENDING_KEY in resource_data.NOTE_KEYS
 
 
 def test_a_dead_engine_s_marker_is_lost_on_the_second_look(world):

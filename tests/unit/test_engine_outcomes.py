@@ -20,9 +20,9 @@ from heat.common import exception
 import pytest
 
 from heat_breakpoint import breakpoints
-from heat_breakpoint.engine import holds
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import outcomes
-from heat_breakpoint.engine import parking
 from heat_breakpoint import reasons
 
 
@@ -63,27 +63,6 @@ def test_other_reasons_are_not_hits(text):
 
 def test_retry_is_a_release():
     assert reasons.RELEASE_RETRY in reasons.RELEASES
-
-
-# -- what may hold ---------------------------------------------------------
-
-@pytest.mark.parametrize('stack_action, action, expected', [
-    ('CREATE', 'CREATE', True),
-    ('UPDATE', 'CREATE', True),   # added by the update, or a replacement
-    ('UPDATE', 'UPDATE', True),
-    ('DELETE', 'DELETE', True),
-    ('CREATE', 'UPDATE', False),
-    ('UPDATE', 'DELETE', False),  # an update's clean-up
-    ('ROLLBACK', 'CREATE', False),
-    ('ROLLBACK', 'DELETE', False),
-    ('CREATE', 'ADOPT', False),
-])
-def test_eligible(stack_action, action, expected):
-    assert outcomes.eligible(stack_action, action) is expected
-
-
-def test_nothing_holds_while_adopting():
-    assert not outcomes.eligible('CREATE', 'CREATE', adopting=True)
 
 
 # -- releases ----------------------------------------------------------------
@@ -145,7 +124,7 @@ def test_after_release_only_propagates():
     rsrc = FakeResource()
     outcomes.released(rsrc, record('after'), reasons.RELEASE_CONTINUE)
     assert outcomes.resume(rsrc) is True
-    assert outcomes.RESUME_KEY not in rsrc.data()
+    assert resource_data.RESUME_KEY not in rsrc.data()
     # Once: the next check of the resource acts again.
     assert outcomes.resume(rsrc) is False
 
@@ -161,28 +140,28 @@ def test_failure_let_go_is_raised_again_in_heats_words(how):
         outcomes.resume(rsrc)
     assert str(raised.value) == 'ValueError: resources.f: boom'
     assert raised.value.action == 'CREATE'
-    assert outcomes.RESUME_KEY not in rsrc.data()
+    assert resource_data.RESUME_KEY not in rsrc.data()
 
 
 def test_retry_puts_the_resource_back_as_before_its_action():
     rsrc = FakeResource()
     held = record('failed', before=['INIT', 'COMPLETE', ''])
-    with mock.patch.object(holds, 'set_state') as set_state:
+    with mock.patch.object(hold_records, 'set_state') as set_state:
         outcomes.released(rsrc, held, reasons.RELEASE_RETRY)
     set_state.assert_called_once_with(rsrc, 'INIT', 'COMPLETE', '')
     assert outcomes.resume(rsrc) is False  # the action runs again
 
 
 def test_a_note_of_an_older_operation_is_dropped():
-    rsrc = FakeResource({outcomes.RESUME_KEY: json.dumps(
+    rsrc = FakeResource({resource_data.RESUME_KEY: json.dumps(
         {'traversal': 'old', 'then': outcomes.FAIL, 'action': 'CREATE',
          'error': 'boom'})})
     assert outcomes.resume(rsrc) is False
-    assert outcomes.RESUME_KEY not in rsrc.data()
+    assert resource_data.RESUME_KEY not in rsrc.data()
 
 
 def test_check_release_refuses_retry_of_a_hold_before():
-    rsrc = FakeResource({parking.HOLD_KEY: json.dumps(dict(
+    rsrc = FakeResource({resource_data.HOLD_KEY: json.dumps(dict(
         record('before'), hook='pre-create'))})
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
         outcomes.check_release(rsrc, {'unset_hook': 'pre-create',

@@ -20,25 +20,19 @@ import threading
 from unittest import mock
 
 import pytest
-import sqlalchemy as sa
 
-from heat_breakpoint.engine import operations
+from heat_breakpoint.db import operation_state
 from heat_breakpoint.engine import parking
 
 
 @pytest.fixture
-def stacks():
-    engine = sa.create_engine('sqlite://')
-    with engine.begin() as conn:
+def stacks(db):
+    with db.begin() as conn:
         conn.exec_driver_sql('CREATE TABLE stack (id VARCHAR(36) PRIMARY '
                              'KEY, current_traversal VARCHAR(36))')
         conn.exec_driver_sql("INSERT INTO stack VALUES ('s1', 't1')")
-    with mock.patch.object(operations.db_api, 'get_engine',
-                           return_value=engine), \
-            mock.patch.object(operations, '_ready_engines', set()):
-        operations._engine()
-        parking._parked_check.set(None)
-        yield engine
+    parking._parked_check.set(None)
+    yield db
     parking._parked_check.set(None)
 
 
@@ -70,7 +64,7 @@ def test_a_stack_gone_is_left_to_heat(stacks):
 @pytest.mark.parametrize('parked', [None, ('r2', 't1'), ('r1', 't0')])
 def test_any_other_cancelled_check_is_left_to_heat(stacks, parked):
     parking._parked_check.set(parked)
-    with mock.patch.object(operations, 'stored_traversal') as stored:
+    with mock.patch.object(operation_state, 'stored_traversal') as stored:
         assert parking.newer_traversal_may_wait('r1', 't1', 's1') is True
     stored.assert_not_called()
 

@@ -40,7 +40,10 @@ def test_matching_names_is_fnmatchcase(pattern, found):
     st.sampled_from(['OS::Heat::None', 'OS::Nova::Server',
                      'OS::Heat::Stack', 'x.yaml', None]))
 def test_certainly_not_nested_as_before(entries, name, kind):
-    """The indexed check answers as the scan over every entry did."""
+    """The indexed check answers as the scan over every entry did.
+
+    A breakpoint below a resource that is surely no stack is refused.
+    """
     env = {'resource_registry': {'resources': {
         pattern: {key: 'child.yaml'} for pattern, key in entries}}}
     plain = isinstance(kind, str) and kind.startswith(('OS::', 'AWS::')) \
@@ -51,8 +54,14 @@ def test_certainly_not_nested_as_before(entries, name, kind):
                             kind.startswith(key[:-1])))
         for pattern, entry in env['resource_registry']['resources'].items()
         for key in entry)
-    assert nesting.certainly_not_nested(name, kind, [env]) == (
-        plain and not remapped)
+    try:
+        nesting.check_nested(breakpoints.parse_names([name + '/x']),
+                             {name: kind}, [env])
+    except breakpoints.BreakpointError:
+        refused = True
+    else:
+        refused = False
+    assert refused == (plain and not remapped)
 
 
 def test_a_big_registry_names_the_first_resource():

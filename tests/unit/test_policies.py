@@ -30,7 +30,7 @@ from oslo_policy import generator
 import pytest
 
 from heat_breakpoint import policies
-from heat_breakpoint.policies import breakpoints as rules
+from heat_breakpoint.policies import rules
 from heat_breakpoint import reasons
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(

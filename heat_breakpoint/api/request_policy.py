@@ -26,13 +26,13 @@ caller, and pass our commands on as plain resource signals. Here:
 
 Refusals are Heat's ``Forbidden`` (HTTP 403 through Heat's faultwrap), and
 the path's project must be the caller's, as in Heat's API. The engine
-checks commands again (:mod:`heat_breakpoint.engine.authorize`).
+checks commands again (:mod:`heat_breakpoint.engine.rpc_policy`).
 """
 
 import typing
 
 from heat_breakpoint import policies
-from heat_breakpoint.policies import breakpoints as rules
+from heat_breakpoint.policies import rules
 
 
 def context_of(environ) -> typing.Optional[object]:

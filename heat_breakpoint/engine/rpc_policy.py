@@ -12,7 +12,7 @@
 """The engine's own check of a command before it changes an operation.
 
 heat-api refuses our commands to callers without the rule for them
-(:mod:`heat_breakpoint.api.authorize`), but a command is only a resource
+(:mod:`heat_breakpoint.api.request_policy`), but a command is only a resource
 signal with our keys, and a signal reaches the engine through any heat-api
 (one without our filter too) or an RPC client. So where the engine takes a
 signal (``EngineService.resource_signal``, see :mod:`seam`), the same rule
@@ -29,7 +29,7 @@ asks, and the engine checks it again with the caller's context
 from oslo_log import log as logging
 
 from heat_breakpoint import policies
-from heat_breakpoint.policies import breakpoints as rules
+from heat_breakpoint.policies import rules
 
 LOG = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ resources leading to it from the root stack (its breakpoints are named
 Walking up with Heat's objects costs a query per level, each through
 Heat's engine; this asks the database once, through the plain read pool
 (:mod:`heat_breakpoint.db.reader`), with a recursive query (SQLite,
-MySQL 8, MariaDB 10.2 and later). Where that fails, callers walk as
-before.
+MySQL 8, MariaDB 10.2 and later). Where that fails, callers walk up with
+Heat's objects.
 """
 
 from oslo_log import log as logging
@@ -40,29 +40,15 @@ _QUERY = sa.text(
     ' action FROM up ORDER BY depth')
 
 
-# Where a Stack object keeps its walk: (its traversal, what was found).
-_WALK_ATTR = '_breakpoint_walk'
-
-
 def walk(stack):
     """(path names, root id, root traversal, root action), or None.
 
-    Asked once per Stack object and traversal: a check needs the root
-    operation (:mod:`operations`) and the path (:mod:`decision`), and
-    both come from this one query.
+    A check needs the root operation (our rows are keyed by it) and the
+    path (breakpoints are named by it); both come from this one query,
+    which :mod:`heat_breakpoint.engine.facts` makes once per check.
+    ``stack``: what it reads of a Heat stack (``id``, ``owner_id``,
+    ``parent_resource_name``).
     """
-    known = getattr(stack, _WALK_ATTR, None)
-    if known is not None and known[0] == stack.current_traversal:
-        return known[1]
-    found = _walk(stack)
-    try:
-        setattr(stack, _WALK_ATTR, (stack.current_traversal, found))
-    except AttributeError:  # an object that takes no attributes
-        pass
-    return found
-
-
-def _walk(stack):
     try:
         from heat.db import api as db_api
         rows = reader.read(db_api.get_engine(), _QUERY,

@@ -11,11 +11,10 @@
 # under the License.
 """Nothing of ours outlives the operation it was written for.
 
-What :mod:`heat_breakpoint.engine.operations` records (and the notes a
-hold or a release leaves in a resource's data: ``breakpoint_released``,
-``breakpoint_resume``, ``breakpoint_planned``, ``breakpoint_sending``)
-is only of use while the root stack's traversal it names is running. It
-goes:
+What our tables record (:mod:`heat_breakpoint.db.tables`) and the notes
+a hold or a release leaves in a resource's data
+(:data:`heat_breakpoint.db.resource_data.NOTE_KEYS`) are only of use while
+the root stack's traversal they name is running. They go:
 
 * when the root stack's operation ends (COMPLETE or FAILED, a cancel
   included; a stack delete ends as DELETE_COMPLETE): every row of that
@@ -43,18 +42,11 @@ import time
 from oslo_log import log as logging
 import sqlalchemy as sa
 
-from heat_breakpoint.engine import operations
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import tables
 
 LOG = logging.getLogger(__name__)
 
-# The resource data keys of :mod:`holds` (which imports Heat's engine; the
-# manage command must not need it).
-HOLD_KEY = 'breakpoint_hold'
-RELEASED_KEY = 'breakpoint_released'
-NOTE_KEYS = (RELEASED_KEY, 'breakpoint_resume', 'breakpoint_planned',
-             'breakpoint_sending')
-DATA_KEYS = (HOLD_KEY,) + NOTE_KEYS
-TABLES = (operations.operations, operations.targets, operations.pauses)
 #: How many operations a sweep purges at most.
 SWEEP_LIMIT = 1000
 IN_PROGRESS = 'IN_PROGRESS'
@@ -69,7 +61,7 @@ _resource_data = sa.table('resource_data', sa.column('id'),
 
 def _delete_root(conn, root_id, keep_traversal=None) -> int:
     deleted = 0
-    for table in TABLES:
+    for table in tables.TABLES:
         where = table.c.root_stack_id == root_id
         if keep_traversal is not None:
             where = sa.and_(where, table.c.traversal != keep_traversal)
@@ -81,7 +73,7 @@ def _delete_released(conn, root_id, keep_traversal=None) -> int:
     """The notes left on the root stack's resources (not its holds)."""
     ids = sa.select(_resource.c.id).where(
         _resource.c.root_stack_id == root_id).scalar_subquery()
-    where = sa.and_(_resource_data.c.key.in_(NOTE_KEYS),
+    where = sa.and_(_resource_data.c.key.in_(resource_data.NOTE_KEYS),
                     _resource_data.c.resource_id.in_(ids))
     if keep_traversal is not None:
         # Each note names the traversal it was written for.
@@ -102,7 +94,7 @@ def _delete_orphans(conn) -> int:
     gone = ~sa.exists().where(
         _resource.c.id == _resource_data.c.resource_id)
     return conn.execute(_resource_data.delete().where(
-        _resource_data.c.key.in_(DATA_KEYS), gone)).rowcount
+        _resource_data.c.key.in_(resource_data.DATA_KEYS), gone)).rowcount
 
 
 def operation_ended(stack) -> None:
@@ -121,17 +113,17 @@ def operation_ended(stack) -> None:
 # Engines purge the rows of one stack at once (its operation's end, a
 # newer operation's start, the sweep): on MySQL such deletes can deadlock,
 # and the loser starts over, as the operation's own writes do.
-@operations._retry_races
+@tables.retry_races
 def _purge_ended(root_id) -> None:
-    with operations._engine().begin() as conn:
+    with tables.engine().begin() as conn:
         _delete_root(conn, root_id)
         _delete_released(conn, root_id)
         _delete_orphans(conn)
 
 
-@operations._retry_races
+@tables.retry_races
 def _purge_replaced(root_id, traversal) -> None:
-    with operations._engine().begin() as conn:
+    with tables.engine().begin() as conn:
         _delete_root(conn, root_id, keep_traversal=traversal)
         _delete_released(conn, root_id, keep_traversal=traversal)
 
@@ -150,7 +142,7 @@ def operation_started(stack) -> None:
 
 def _stale_keys(conn, limit):
     keys = sa.union(*[sa.select(t.c.root_stack_id, t.c.traversal)
-                      for t in TABLES]).subquery('k')
+                      for t in tables.TABLES]).subquery('k')
     live = sa.select(_stack.c.id).where(
         _stack.c.id == keys.c.root_stack_id,
         _stack.c.deleted_at.is_(None),
@@ -171,9 +163,9 @@ def _stale_released(conn, limit):
         _resource_data.outerjoin(
             _resource, _resource.c.id == _resource_data.c.resource_id
         ).outerjoin(_stack, _stack.c.id == _resource.c.root_stack_id)
-    ).where(_resource_data.c.key.in_(DATA_KEYS), sa.or_(
+    ).where(_resource_data.c.key.in_(resource_data.DATA_KEYS), sa.or_(
         _resource.c.id.is_(None),
-        sa.and_(_resource_data.c.key.in_(NOTE_KEYS), sa.or_(
+        sa.and_(_resource_data.c.key.in_(resource_data.NOTE_KEYS), sa.or_(
             _stack.c.id.is_(None), _stack.c.status != IN_PROGRESS,
             _stack.c.deleted_at.isnot(None))))).limit(limit)
     return [row[0] for row in conn.execute(query)]
@@ -183,17 +175,17 @@ def _data_name(key: str) -> str:
     return 'resource_data.' + key
 
 
-@operations._retry_races
+@tables.retry_races
 def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
     """Delete up to ``limit`` stale operations' rows and data rows.
 
     Returns how many rows went, per table and resource data key.
     """
-    counts = {t.name: 0 for t in TABLES}
-    counts.update((_data_name(key), 0) for key in DATA_KEYS)
+    counts = {t.name: 0 for t in tables.TABLES}
+    counts.update((_data_name(key), 0) for key in resource_data.DATA_KEYS)
     with engine.begin() as conn:
         for root_id, traversal in _stale_keys(conn, limit):
-            for table in TABLES:
+            for table in tables.TABLES:
                 counts[table.name] += conn.execute(table.delete().where(
                     table.c.root_stack_id == root_id,
                     table.c.traversal == traversal)).rowcount
@@ -214,11 +206,11 @@ def count_rows(engine) -> dict:
     with engine.connect() as conn:
         counts = {t.name: conn.execute(
             sa.select(sa.func.count()).select_from(t)).scalar()
-            for t in TABLES}
-        counts.update((_data_name(key), 0) for key in DATA_KEYS)
+            for t in tables.TABLES}
+        counts.update((_data_name(key), 0) for key in resource_data.DATA_KEYS)
         for key, found in conn.execute(
                 sa.select(_resource_data.c.key, sa.func.count())
-                .where(_resource_data.c.key.in_(DATA_KEYS))
+                .where(_resource_data.c.key.in_(resource_data.DATA_KEYS))
                 .group_by(_resource_data.c.key)):
             counts[_data_name(key)] = found
     return counts
@@ -240,7 +232,7 @@ def _sweep_forever(interval) -> None:
     while True:
         time.sleep(interval)
         try:
-            counts = purge_stale(operations._engine())
+            counts = purge_stale(tables.engine())
             if any(counts.values()):
                 LOG.info('Purged stale breakpoint state: %s', counts)
         except Exception:

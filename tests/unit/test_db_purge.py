@@ -20,8 +20,9 @@ import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.db import migration
-from heat_breakpoint.engine import operations
-from heat_breakpoint.engine import purge
+from heat_breakpoint.db import purge
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import tables
 
 # root id: (status, current traversal, deleted) of its stack row, or None.
 STACKS = {
@@ -58,18 +59,18 @@ def engine(tmp_path):
                      '2026-01-01 00:00:00' if row[2] else None))
             conn.exec_driver_sql('INSERT INTO resource VALUES (?, ?)',
                                  (index, root))
-            for key in (purge.RELEASED_KEY, 'other'):
+            for key in (resource_data.RELEASED_KEY, 'other'):
                 conn.exec_driver_sql(
                     'INSERT INTO resource_data (key, value, resource_id) '
                     'VALUES (?, ?, ?)', (key, 't1', index))
         for root, traversal in KEYS:
-            conn.execute(operations.operations.insert().values(
+            conn.execute(tables.operations.insert().values(
                 root_stack_id=root, traversal=traversal, mode='continue',
                 created_at=sa.func.now()))
-            conn.execute(operations.targets.insert().values(
+            conn.execute(tables.targets.insert().values(
                 root_stack_id=root, traversal=traversal, path_digest='d',
                 path='a', kind='step'))
-            conn.execute(operations.pauses.insert().values(
+            conn.execute(tables.pauses.insert().values(
                 root_stack_id=root, traversal=traversal, held=1,
                 paused_seconds=0.0))
     return engine
@@ -79,7 +80,7 @@ def keys(engine):
     with engine.connect() as conn:
         return {t.name: sorted(tuple(r) for r in conn.execute(
             sa.select(t.c.root_stack_id, t.c.traversal)))
-            for t in purge.TABLES}
+            for t in tables.TABLES}
 
 
 def released(engine):
@@ -87,20 +88,21 @@ def released(engine):
         return sorted(r[0] for r in conn.exec_driver_sql(
             'SELECT r.root_stack_id FROM resource_data d JOIN resource r '
             'ON r.id = d.resource_id WHERE d.key = ?',
-            (purge.RELEASED_KEY,)))
+            (resource_data.RELEASED_KEY,)))
 
 
 def test_only_the_running_traversal_keeps_its_rows(engine):
     counts = purge.purge_stale(engine)
     assert keys(engine) == {t.name: [('running', 't2')]
-                            for t in purge.TABLES}
+                            for t in tables.TABLES}
     assert counts['breakpoint_operation'] == len(KEYS) - 1
     # Markers: only where the root stack still runs.
     assert released(engine) == ['running']
     assert purge.count_rows(engine) == dict(
-        {'resource_data.' + key: 0 for key in purge.DATA_KEYS},
+        {'resource_data.' + key: 0 for key in resource_data.DATA_KEYS},
         breakpoint_operation=1, breakpoint_hold_target=1,
-        breakpoint_pause=1, **{'resource_data.' + purge.RELEASED_KEY: 1})
+        breakpoint_pause=1,
+        **{'resource_data.' + resource_data.RELEASED_KEY: 1})
     # Nothing else of Heat's is touched.
     with engine.connect() as conn:
         assert conn.exec_driver_sql(
@@ -120,12 +122,12 @@ def test_the_sweep_is_bounded(engine):
 
 def test_orphans_of_every_key_of_ours_go_and_only_those(engine):
     with engine.begin() as conn:
-        for key in purge.DATA_KEYS + ('other',):
+        for key in resource_data.DATA_KEYS + ('other',):
             conn.exec_driver_sql(
                 'INSERT INTO resource_data (key, value, resource_id) '
                 'VALUES (?, ?, ?)', (key, 't1', 424242))
     counts = purge.purge_stale(engine)
-    for key in purge.DATA_KEYS:
+    for key in resource_data.DATA_KEYS:
         assert counts['resource_data.' + key] >= 1, key
     with engine.connect() as conn:
         left = sorted(r[0] for r in conn.exec_driver_sql(
@@ -134,13 +136,15 @@ def test_orphans_of_every_key_of_ours_go_and_only_those(engine):
 
 
 def test_the_manage_command_knows_every_key_the_engine_writes():
-    from heat_breakpoint.engine import changes
-    from heat_breakpoint.engine import holds
+    # One list, which the engine's modules and the purge both read.
+    from heat_breakpoint.engine import hold_records
+    from heat_breakpoint.engine import lost_releases
     from heat_breakpoint.engine import outcomes
-    assert set(purge.DATA_KEYS) == set(holds.DATA_KEYS)
-    assert changes.PLAN_KEY == holds.PLANNED_KEY
-    assert outcomes.RESUME_KEY == holds.RESUME_KEY
-    assert set(purge.NOTE_KEYS) == set(holds.NOTE_KEYS)
+    from heat_breakpoint.engine import planned_changes
+    for module in (hold_records, lost_releases, outcomes, planned_changes,
+                   purge):
+        assert module.resource_data is resource_data
+    assert set(resource_data.NOTE_KEYS) < set(resource_data.DATA_KEYS)
 
 
 def test_a_deadlock_with_another_engines_purge_starts_over(
@@ -156,7 +160,7 @@ def test_a_deadlock_with_another_engines_purge_starts_over(
             raise failures.pop()
         return real(*args, **kwargs)
     monkeypatch.setattr(purge, '_delete_root', deadlock_once)
-    monkeypatch.setattr(operations, '_engine', lambda: engine)
+    monkeypatch.setattr(tables, 'engine', lambda: engine)
     purge._purge_replaced('running', 't2')
     assert failures == []
     assert ('running', 't1') not in keys(engine)['breakpoint_operation']

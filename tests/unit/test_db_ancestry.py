@@ -17,8 +17,7 @@ from unittest import mock
 import pytest
 import sqlalchemy as sa
 
-from heat_breakpoint.engine import ancestry
-from heat_breakpoint.engine import operations
+from heat_breakpoint.db import ancestry
 
 
 @pytest.fixture
@@ -54,15 +53,3 @@ def test_the_path_and_root_operation_of_a_deep_stack(engine):
 
 def test_an_unknown_owner_leaves_the_walk_to_the_caller(engine):
     assert ancestry.walk(nested('nowhere', 'x')) is None
-
-
-def test_root_operation_and_path_share_one_walk(engine):
-    stack = nested('inner', 'leaf')
-    with mock.patch.object(ancestry, '_walk', wraps=ancestry._walk) as query:
-        assert operations.root_operation(stack) == ('root', 'root-t')
-        assert ancestry.walk(stack)[0] == ('outer', 'middle', 'leaf')
-        assert query.call_count == 1
-        # A new traversal of the stack may belong to a new operation.
-        stack.current_traversal = 'x-t2'
-        assert ancestry.walk(stack)[1:3] == ('root', 'root-t')
-        assert query.call_count == 2

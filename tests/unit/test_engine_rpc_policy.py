@@ -18,8 +18,8 @@ from heat.common import policy as heat_policy
 from oslo_config import cfg
 import pytest
 
-from heat_breakpoint.engine import authorize
 from heat_breakpoint.engine import listing
+from heat_breakpoint.engine import rpc_policy
 
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
@@ -54,7 +54,7 @@ class NoService:
 def test_a_caller_heat_refuses_resources_gets_no_view(enforcer):
     stack_user = context(enforcer, ['heat_stack_user'])
     with pytest.raises(exception.Forbidden, match='breakpoints:index'):
-        authorize.check_list(stack_user)
+        rpc_policy.check_list(stack_user)
     with pytest.raises(exception.Forbidden, match='breakpoints:index'):
         listing.breakpoint_list(NoService(), stack_user, stack_name='s')
 
@@ -65,7 +65,7 @@ class Found(Exception):
 
 def test_a_reader_may_look(enforcer, monkeypatch):
     reader = context(enforcer, ['reader'])
-    authorize.check_list(reader)
+    rpc_policy.check_list(reader)
 
     def find_stack(service, cnxt, identity, name):
         raise Found(cnxt)

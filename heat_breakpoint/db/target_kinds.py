@@ -11,7 +11,7 @@
 # under the License.
 """How an operation's mode and its targets' kinds are written down.
 
-The operation's rows (:mod:`.operations`) keep a mode (``continue``, or
+The operation's rows (:mod:`.operation_state`) keep a mode (``continue``, or
 ``continue@1`` for the first level only) and, for each target, a kind in
 a column of 16 characters: what put it there (``step``, ``set``, ``to``,
 ``into``, ``clear``), the hold's ``when`` when it is not ``before``

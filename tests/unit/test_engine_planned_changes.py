@@ -22,8 +22,8 @@ import pytest
 from heat.engine import resource as heat_resource
 
 from heat_breakpoint import breakpoints
-from heat_breakpoint.engine import changes
 from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine import planned_changes as changes
 from heat_breakpoint import reasons
 from heatclient_ext.v1 import changes as client_changes
 
@@ -142,6 +142,12 @@ class FakeResource:
         if not changed <= self.allowed or changed & self.replace_keys:
             raise heat_resource.UpdateReplace('r')
         return {k: after[k] for k in changed}
+
+
+# As the seam installs it on Heat's Resource: Heat's own later call gets
+# what plan() worked out.
+FakeResource.update_template_diff_properties = changes.remembering(
+    FakeResource.update_template_diff_properties)
 
 
 class FakeDefn:

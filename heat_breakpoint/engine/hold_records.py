@@ -13,9 +13,10 @@
 
 Holding (:mod:`parking`, :mod:`outcomes`) and releasing
 (:mod:`releases`) both read and write the same few things: the hold's
-record in the resource's data, the resource's state, the stock hook flag
-a hold sets. They live here, below all three, so that none of them needs
-another's private names.
+record in the resource's data (under the keys of
+:mod:`heat_breakpoint.db.resource_data`), the resource's state, the stock
+hook flag a hold sets. They live here, below all three, so that none of
+them needs another's private names.
 """
 
 import json
@@ -25,24 +26,7 @@ from oslo_utils import timeutils
 from heat.objects import resource as resource_objects
 
 from heat_breakpoint import breakpoints
-
-# Resource data keys of ours. HOLD_KEY holds the JSON record of a hold in
-# place; RELEASED_KEY the traversal whose hold was released, so that the
-# re-dispatched check of that traversal goes through; RESUME_KEY what the
-# re-dispatched check of a hold after the action or on its failure does;
-# PLANNED_KEY the change a hold on a planned change decided (written by
-# :mod:`changes`); SENDING_KEY that a claimed release has not sent its
-# check yet, and which heat-engine claimed it (:mod:`lost_releases`).
-# Every one names the traversal it was written for.
-HOLD_KEY = 'breakpoint_hold'
-RELEASED_KEY = 'breakpoint_released'
-RESUME_KEY = 'breakpoint_resume'
-PLANNED_KEY = 'breakpoint_planned'
-SENDING_KEY = 'breakpoint_sending'
-#: Every resource data key the plugin writes.
-DATA_KEYS = (HOLD_KEY, RELEASED_KEY, RESUME_KEY, PLANNED_KEY, SENDING_KEY)
-#: The keys a release leaves for the check it re-dispatches.
-NOTE_KEYS = (RELEASED_KEY, RESUME_KEY, PLANNED_KEY, SENDING_KEY)
+from heat_breakpoint.db import resource_data
 
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}
@@ -84,12 +68,12 @@ def release_interrupted(rsrc, details) -> bool:
 
 def record_of(rsrc):
     """The hold record of a resource, or None."""
-    raw = data(rsrc).get(HOLD_KEY)
+    raw = data(rsrc).get(resource_data.HOLD_KEY)
     return json.loads(raw) if raw else None
 
 
 def is_parked(rsrc) -> bool:
-    return HOLD_KEY in rsrc.data()
+    return resource_data.HOLD_KEY in rsrc.data()
 
 
 def set_state(rsrc, action, status, reason, atomic=True) -> bool:
@@ -121,13 +105,13 @@ def forget(rsrc, record, atomic=True) -> bool:
     """Put the resource back as it was before the hold."""
     if not set_state(rsrc, *record['prior'], atomic=atomic):
         return False
-    rsrc.data_delete(HOLD_KEY)
+    rsrc.data_delete(resource_data.HOLD_KEY)
     return True
 
 
 def drop_notes(rsrc) -> None:
     """Delete what a release left for a check that will not run."""
     found = set(data(rsrc))
-    for key in NOTE_KEYS:
+    for key in resource_data.NOTE_KEYS:
         if key in found:
             rsrc.data_delete(key)

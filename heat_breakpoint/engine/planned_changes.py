@@ -17,70 +17,126 @@ replaced) or will be replaced (``replaced``). The decision is Heat's, not
 a copy of it, and it is taken once:
 
 * the hold sits inside Heat's ``Resource.update`` exactly where Heat
-  decides, its call of ``Resource._needs_update`` (wrapped in
-  :mod:`seam` only for convergence update checks). A resource that does
-  not need an update returns from there untouched: no breakpoint lookup,
-  no extra work;
+  decides, its call of ``Resource._needs_update``: the seam wraps that
+  method where the resource types define it (:func:`deciding`), and the
+  wrapper decides here only for the one resource object whose
+  convergence update check the seam's pipeline armed (:func:`before`).
+  A resource that does not need an update returns from there untouched:
+  no breakpoint lookup, no extra work;
 * for a resource that needs one, whether it is replaced is Heat's own
   ``update_template_diff`` / ``needs_replace_with_tmpl_diff`` /
   ``update_template_diff_properties`` (which raises ``UpdateReplace``),
   the side-effect-free functions Heat's own ``preview_update`` uses. Heat
   calls the last one again later in the same check; it then gets the
-  remembered result (:func:`diff_properties`) instead;
+  remembered result instead (:func:`remembering`);
 * a held resource's check ends (:mod:`parking`); the outcome is kept in
-  its data (:data:`PLAN_KEY`) and the check that resumes after the release
-  goes on with it, without deciding again (:func:`needs_update`).
+  its data (``resource_data.PLANNED_KEY``) and the check that resumes
+  after the release goes on with it, without deciding again
+  (:func:`needs_update`).
 
 Resources an update adds hold before their CREATE under ``changed``
 (planned change ``add``), resources it removes before their DELETE
 (``remove``); ``replaced`` holds neither.
 """
 
+import contextvars
+import functools
 import json
 import types
+import weakref
 
 from heat.engine import resource as heat_resource
 from heat.engine import template as heat_template
 
 from heat_breakpoint import breakpoints
+from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import secrecy
+from heat_breakpoint.engine import template_secrets
 
 IN_PLACE, REPLACE, ADD, REMOVE = 'in-place', 'replace', 'add', 'remove'
 KINDS = (IN_PLACE, REPLACE, ADD, REMOVE)
 
-# Resource data: the planned change of a held resource, with the traversal
-# it belongs to, for the check that goes on after the release.
-PLAN_KEY = 'breakpoint_planned'
+# The update decision armed in this thread: (a weak reference to the one
+# resource object whose check armed it, the check's facts, the stack it
+# is updated to). Taken by the first call of Heat's decision on it.
+_armed = contextvars.ContextVar('breakpoint_update_decision', default=None)
+# Heat's property diff worked out by :func:`plan`: (a weak reference to
+# the resource object, the two Properties, the result or what it raised).
+# Taken by Heat's next call on that object.
+_diff = contextvars.ContextVar('breakpoint_property_diff', default=None)
 
-# Heat's methods this module wraps on the resource object of one update
-# check (an instance attribute: the resource type's own override, if any,
-# is what gets wrapped, and no other use of the class is affected).
-_NEEDS_UPDATE = '_needs_update'
-_DIFF = 'update_template_diff_properties'
 
+def before(rsrc, check: facts.Check, template_id=None,
+           new_stack=None) -> None:
+    """Called by the seam's pipeline before Heat's action on ``rsrc``.
 
-def begin_update(rsrc, new_stack) -> None:
-    """Called by a convergence update check before Heat's own update.
-
-    On a stack with breakpoints, wraps Heat's update decision on this
-    resource object (:func:`needs_update`); otherwise does nothing.
+    A resource the update adds holds before its CREATE, one it removes
+    before its DELETE; an update check of a stack with breakpoints arms
+    Heat's own update decision for this resource object
+    (:func:`needs_update`).
     """
-    if not decision.enabled() or not decision.operation_breakpoints(
-            rsrc.stack):
-        return
-    stock = getattr(rsrc, _NEEDS_UPDATE)
+    if check.action == 'CREATE':
+        _hold_added(rsrc, check)
+    elif check.action == 'DELETE':
+        _hold_removed(rsrc, check, template_id)
+    elif check.breakpoints:
+        _armed.set((weakref.ref(rsrc), check, new_stack))
 
-    def wrapped(after, before, after_props, before_props, prev_resource,
-                check_init_complete=True):
-        # Once per check: Heat's decision is taken here.
-        rsrc.__dict__.pop(_NEEDS_UPDATE, None)
-        return needs_update(rsrc, stock, new_stack, after, before,
-                            after_props, before_props, prev_resource,
+
+def after() -> None:
+    """Called by the seam's pipeline when Heat's action returned or raised.
+
+    What :func:`before` and :func:`plan` left for Heat's calls is not
+    kept past the check.
+    """
+    _armed.set(None)
+    _diff.set(None)
+
+
+def deciding(stock):
+    """Heat's ``_needs_update`` (``stock``), holding where a rule says so.
+
+    The seam puts this wrapper where a resource type defines its update
+    decision; it decides for the resource object of an armed update check
+    (once: a type's decision that calls its base class's decides there
+    as Heat does), and is Heat's own for everything else.
+    """
+    @functools.wraps(stock)
+    def _needs_update(self, after, before, after_props, before_props,
+                      prev_resource, check_init_complete=True):
+        armed = _armed.get()
+        if armed is None or armed[0]() is not self:
+            return stock(self, after, before, after_props, before_props,
+                         prev_resource, check_init_complete)
+        _armed.set(None)
+        return needs_update(self, armed[1], functools.partial(stock, self),
+                            armed[2], after, before, after_props,
+                            before_props, prev_resource,
                             check_init_complete)
-    rsrc.__dict__[_NEEDS_UPDATE] = wrapped
+    return _needs_update
+
+
+def remembering(stock):
+    """Heat's ``update_template_diff_properties`` (``stock``), remembered.
+
+    The call Heat makes with the very objects :func:`plan` asked about
+    gets :func:`plan`'s result, once; any other call is Heat's own.
+    """
+    @functools.wraps(stock)
+    def update_template_diff_properties(self, after_props, before_props):
+        kept = _diff.get()
+        if kept is None or kept[0]() is not self:
+            return stock(self, after_props, before_props)
+        _diff.set(None)
+        if after_props is not kept[1] or before_props is not kept[2]:
+            return stock(self, after_props, before_props)
+        if isinstance(kept[3], BaseException):
+            raise kept[3]
+        return kept[3]
+    return update_template_diff_properties
 
 
 # ---------------------------------------------------------------------------
@@ -129,13 +185,13 @@ def _masking(rsrc, after_props=None, new_stack=None):
     A property secret in the definition the resource has now or in the
     one it is updated to is masked in both its old and its new value.
     """
-    before = secrecy.for_stack(rsrc.stack)
-    paths = before.property_paths(secrecy.definition_tree(rsrc.t))
+    before = template_secrets.for_stack(rsrc.stack)
+    paths = before.property_paths(template_secrets.definition_tree(rsrc.t))
     texts = inputs.secret_texts(before) | _old_hidden(rsrc)
     if after_props is not None:
         after = before
         if new_stack is not None and new_stack is not rsrc.stack:
-            after = secrecy.for_stack(new_stack)
+            after = template_secrets.for_stack(new_stack)
             texts |= inputs.secret_texts(after)
         paths |= after.property_paths(getattr(after_props, 'data', None)
                                       or {})
@@ -217,26 +273,11 @@ def plan(rsrc, after, before, after_props, before_props,
 
 def _remember_diff(rsrc, after_props, before_props, result) -> None:
     """Heat's next call with these objects gets ``result`` (once)."""
-    stock = getattr(rsrc, _DIFF)
-
-    def wrapped(after, before):
-        rsrc.__dict__.pop(_DIFF, None)
-        if after is not after_props or before is not before_props:
-            return stock(after, before)
-        if isinstance(result, BaseException):
-            raise result
-        return result
-    rsrc.__dict__[_DIFF] = wrapped
+    _diff.set((weakref.ref(rsrc), after_props, before_props, result))
 
 
 # ---------------------------------------------------------------------------
 # The hold
-
-def _rules(rsrc):
-    """The rules that would hold ``rsrc`` for a change and a replacement."""
-    return (decision.hold_rule(rsrc, 'UPDATE', breakpoints.CHANGED),
-            decision.hold_rule(rsrc, 'UPDATE', breakpoints.REPLACED))
-
 
 def choose(changed_rule, replaced_rule, kind: str):
     """The rule that holds a resource planned to change by ``kind``.
@@ -252,25 +293,25 @@ def choose(changed_rule, replaced_rule, kind: str):
 
 
 def _released(rsrc) -> bool:
-    return (rsrc.data().get(parking.RELEASED_KEY) ==
+    return (rsrc.data().get(resource_data.RELEASED_KEY) ==
             rsrc.stack.current_traversal)
 
 
-def _park(rsrc, action, rule, when, planned, properties) -> None:
+def _park(rsrc, check, action, rule, when, planned, properties) -> None:
     if action == 'UPDATE':
-        rsrc.data_set(PLAN_KEY, json.dumps({
+        rsrc.data_set(resource_data.PLANNED_KEY, json.dumps({
             'traversal': rsrc.stack.current_traversal,
             'kind': planned['kind']}))
-    parking.park(rsrc, rule, action, properties, when=when,
+    parking.park(rsrc, check, rule, action, properties, when=when,
                  details={'change': planned}, change=planned)
 
 
 def _replay(rsrc):
     """The outcome a released hold decided, for the check that goes on."""
-    raw = rsrc.data().get(PLAN_KEY)
+    raw = rsrc.data().get(resource_data.PLANNED_KEY)
     if not raw:
         return None
-    rsrc.data_delete(PLAN_KEY)
+    rsrc.data_delete(resource_data.PLANNED_KEY)
     try:
         planned = json.loads(raw)
     except ValueError:
@@ -280,7 +321,7 @@ def _replay(rsrc):
     return planned.get('kind')
 
 
-def needs_update(rsrc, stock, new_stack, after, before, after_props,
+def needs_update(rsrc, check, stock, new_stack, after, before, after_props,
                  before_props, prev_resource, check_init_complete):
     """Heat's ``_needs_update`` (``stock``), holding where a rule says so.
 
@@ -289,7 +330,7 @@ def needs_update(rsrc, stock, new_stack, after, before, after_props,
     """
     args = (after, before, after_props, before_props, prev_resource,
             check_init_complete)
-    if not decision.applies(rsrc, 'UPDATE'):
+    if not decision.eligible(check, 'UPDATE', breakpoints.CHANGED):
         return stock(*args)
     if _released(rsrc):
         kind = _replay(rsrc)
@@ -301,11 +342,12 @@ def needs_update(rsrc, stock, new_stack, after, before, after_props,
     try:
         needed = stock(*args)
     except heat_resource.UpdateReplace:
-        _hold_if_required(rsrc, after_props, new_stack, lambda: _failed(
-            rsrc, after_props, before_props, new_stack))
+        _hold_if_required(rsrc, check, after_props, new_stack,
+                          lambda: _failed(rsrc, after_props, before_props,
+                                          new_stack))
         raise
     if needed:
-        _hold_if_required(rsrc, after_props, new_stack, lambda: plan(
+        _hold_if_required(rsrc, check, after_props, new_stack, lambda: plan(
             rsrc, after, before, after_props, before_props, new_stack))
     return needed
 
@@ -318,8 +360,11 @@ def _failed(rsrc, after_props, before_props, new_stack) -> dict:
         masking), why='the resource is %s_%s' % rsrc.state)
 
 
-def _hold_if_required(rsrc, after_props, new_stack, planned) -> None:
-    changed_rule, replaced_rule = _rules(rsrc)
+def _hold_if_required(rsrc, check, after_props, new_stack,
+                      planned) -> None:
+    check = facts.fresh(rsrc, check)
+    changed_rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
+    replaced_rule = decision.hold(check, 'UPDATE', breakpoints.REPLACED)
     if changed_rule is None and replaced_rule is None:
         return
     found = planned()
@@ -329,24 +374,23 @@ def _hold_if_required(rsrc, after_props, new_stack, planned) -> None:
     if rule is None:
         return
     masking = _masking(rsrc, after_props, new_stack)
-    _park(rsrc, 'UPDATE', rule, when, found,
+    _park(rsrc, check, 'UPDATE', rule, when, found,
           lambda: masking.values(_values(after_props, masking)))
 
 
-def park_added(rsrc) -> None:
+def _hold_added(rsrc, check) -> None:
     """Before CREATE of a resource the running update adds."""
-    stack = rsrc.stack
-    if (stack.action != stack.UPDATE or rsrc.replaces is not None or
-            not decision.applies(rsrc, 'CREATE') or _released(rsrc)):
+    if not decision.eligible(check, 'CREATE', breakpoints.CHANGED) or \
+            _released(rsrc):
         return
-    rule = decision.hold_rule(rsrc, 'UPDATE', breakpoints.CHANGED)
+    rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
     if rule is None:
         return
-    values = inputs.resolved_inputs(rsrc.properties, stack)
+    values = inputs.resolved_inputs(rsrc.properties, rsrc.stack)
     props = {key: {'old': None, 'new': value}
              for key, value in sorted(values.items())}
-    _park(rsrc, 'CREATE', rule, breakpoints.CHANGED, change(ADD, props),
-          lambda: rsrc.properties)
+    _park(rsrc, check, 'CREATE', rule, breakpoints.CHANGED,
+          change(ADD, props), lambda: rsrc.properties)
 
 
 def _removed(rsrc, template_id) -> bool:
@@ -356,19 +400,16 @@ def _removed(rsrc, template_id) -> bool:
     return rsrc.name not in (tmpl.get(tmpl.RESOURCES) or {})
 
 
-def park_removed(rsrc, template_id) -> None:
+def _hold_removed(rsrc, check, template_id) -> None:
     """Before DELETE of a resource the running update removes."""
-    stack = rsrc.stack
-    if (stack.action != stack.UPDATE or stack.adopt_stack_data or
-            rsrc.action == rsrc.INIT or
-            rsrc.state == (rsrc.DELETE, rsrc.COMPLETE) or
-            rsrc.current_template_id == template_id or _released(rsrc)):
+    if not decision.eligible(check, 'DELETE', breakpoints.CHANGED) or \
+            _released(rsrc):
         return
-    rule = decision.hold_rule(rsrc, 'UPDATE', breakpoints.CHANGED)
+    rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
     if rule is None or not _removed(rsrc, template_id):
         return
     values = _masking(rsrc).values(rsrc._stored_properties_data or {})
     planned = change(REMOVE, {key: {'old': value, 'new': None}
                               for key, value in sorted(values.items())})
-    _park(rsrc, 'DELETE', rule, breakpoints.CHANGED, planned,
+    _park(rsrc, check, 'DELETE', rule, breakpoints.CHANGED, planned,
           lambda: values)

@@ -1,0 +1,415 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The facts of one convergence check, gathered once.
+
+Whether a resource holds depends on where its stack sits in its tree
+(its path from the root stack, the root operation our rows are keyed by,
+whether the root rolls back), on the breakpoints in force (the root
+stack's: a nested stack's environment is a copy made when its own create
+or update started, which an update of the root that has not reached it
+yet, or a delete, would not see), on what was said during the operation
+(:mod:`heat_breakpoint.db.operation_state`) and on the check itself (its
+resource one of its stack's first? may it hold at all?). :func:`check`
+gathers them into one small frozen value, :class:`Check`, that the seam's
+pipeline passes to every step of the check; :mod:`decision` decides from
+it and nothing else.
+
+Heat asks about a check's stack before the check reaches the seam (its
+timeout, ``Stack.time_elapsed``, reads the pause clock) and loads the
+stack afresh for every check. What was read for a stack object (our
+options, where it sits, the operation's state) serves the rest of the
+check in the same thread, the state for at most :data:`FRESH_SECONDS` (a
+long action is followed by a fresh read); it is kept here, never on
+Heat's objects, and never serves another check: another engine may have
+changed the rows since.
+"""
+
+import contextvars
+import dataclasses
+import functools
+import json
+import time
+import typing
+import weakref
+
+from oslo_config import cfg
+from oslo_log import log as logging
+
+from heat.objects import stack as stack_objects
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint.db import ancestry
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.db import tables
+from heat_breakpoint.engine import decision
+from heat_breakpoint import registry
+
+LOG = logging.getLogger(__name__)
+
+#: How long the operation's state read for a stack object serves. A check
+#: uses it for milliseconds; this bounds a check whose action is long.
+FRESH_SECONDS = 1.0
+
+
+def _group():
+    """Our options' group (``[breakpoint]``), its values as they are now.
+
+    Looking the group up costs more than reading an option in it (a
+    check reads two); the group object reads each option as it is now,
+    an override included.
+    """
+    global _kept_group
+    if _kept_group is None or _kept_group[0] is not cfg.CONF:
+        _kept_group = (cfg.CONF, cfg.CONF.breakpoint)
+    return _kept_group[1]
+
+
+_kept_group = None
+
+
+def enabled() -> bool:
+    return _group().enabled
+
+
+class Options(typing.NamedTuple):
+    """The options a check reads (``[breakpoint]``)."""
+
+    enabled: bool
+    pause_counts_against_timeout: bool
+
+
+class Place(typing.NamedTuple):
+    """Where a stack sits: its path from the root, the root operation."""
+
+    path: tuple
+    root_id: str
+    root_traversal: str
+    root_action: str
+
+    @property
+    def key(self) -> tables.Key:
+        """The root operation, which our rows are keyed by."""
+        return self.root_id, self.root_traversal
+
+
+class Operation(typing.NamedTuple):
+    """A stack's running operation, as read at ``read_at`` (monotonic)."""
+
+    place: Place
+    state: operation_state.State
+    read_at: float
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """What one convergence check of a resource decides with.
+
+    ``action``: the check's (CREATE, UPDATE, DELETE). Eligibility
+    (:func:`decision.eligible`): the stack's action, whether it adopts,
+    whether the resource replaces another, has something a delete would
+    act on (neither INIT nor deleted), and has a template other than the
+    check's. With breakpoints in force (``breakpoints``, the root
+    stack's): the resource's ``path`` from the root stack, the root's
+    action, the operation as read (``operation``), its ``rules``
+    (:func:`decision.rules`) and, when a rule asks (a step into a nested
+    stack), whether the resource is one of its stack's ``first``.
+    """
+
+    action: str
+    stack_action: str
+    adopting: bool = False
+    replacement: bool = False
+    acted_on: bool = True
+    template_changed: bool = True
+    breakpoints: tuple = ()
+    path: tuple = ()
+    root_action: str = ''
+    rules: tuple = ()
+    first: typing.Optional[bool] = None
+    operation: typing.Optional[Operation] = None
+
+
+class _Kept(typing.NamedTuple):
+    """What this thread read for one Stack object (and traversal)."""
+
+    ref: typing.Callable
+    traversal: str
+    place: typing.Optional[Place] = None
+    operation: typing.Optional[Operation] = None
+    options: typing.Optional[Options] = None
+
+
+_kept = contextvars.ContextVar('breakpoint_facts', default=None)
+# The last environment marker parsed in this thread, and what it gave.
+_parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
+
+
+def _kept_for(stack) -> typing.Optional[_Kept]:
+    kept = _kept.get()
+    if (kept is not None and kept.ref() is stack and
+            kept.traversal == stack.current_traversal):
+        return kept
+    return None
+
+
+def _keep(stack, kept: typing.Optional[_Kept], **found) -> None:
+    if kept is None:
+        try:
+            kept = _Kept(weakref.ref(stack), stack.current_traversal)
+        except TypeError:  # an object that takes no weak references
+            return
+    _kept.set(kept._replace(**found))
+
+
+def forget(stack) -> None:
+    """Drop the state read for ``stack``: this thread just wrote it."""
+    kept = _kept_for(stack)
+    if kept is not None and kept.operation is not None:
+        _kept.set(kept._replace(operation=None))
+
+
+def options(stack) -> Options:
+    """Our options, read once per Stack object (that is, per check)."""
+    kept = _kept_for(stack)
+    if kept is not None and kept.options is not None:
+        return kept.options
+    group = _group()
+    found = Options(group.enabled, group.pause_counts_against_timeout)
+    _keep(stack, kept, options=found)
+    return found
+
+
+def place(stack) -> Place:
+    """Where ``stack`` sits: walked up once per Stack object and traversal.
+
+    One recursive query (:mod:`heat_breakpoint.db.ancestry`), or where the
+    database cannot, a query per level.
+    """
+    if not stack.owner_id:
+        return Place((), stack.id, stack.current_traversal, stack.action)
+    kept = _kept_for(stack)
+    if kept is not None and kept.place is not None:
+        return kept.place
+    found = ancestry.walk(stack)
+    if found is not None:
+        where = Place(*found)
+    else:
+        names = []
+        parent_name, owner_id = stack.parent_resource_name, stack.owner_id
+        while owner_id:
+            names.append(parent_name or '')
+            parent = stack_objects.Stack.get_by_id(
+                stack.context, owner_id, show_deleted=True)
+            parent_name, owner_id = (parent.parent_resource_name,
+                                     parent.owner_id)
+        where = Place(tuple(reversed(names)), parent.id,
+                      parent.current_traversal, parent.action)
+    _keep(stack, kept, place=where)
+    return where
+
+
+def operation(stack) -> Operation:
+    """``stack``'s running operation: its place and what was said in it.
+
+    Read once per Stack object, that is, per check (Heat asks the pause
+    clock twice before the check reaches the seam, which asks what
+    holds): at most :data:`FRESH_SECONDS` old.
+    """
+    kept = _kept_for(stack)
+    now = time.monotonic()
+    if kept is not None and kept.operation is not None and \
+            now - kept.operation.read_at < FRESH_SECONDS:
+        return kept.operation
+    where = place(stack)
+    found = Operation(where, operation_state.read(where.key), now)
+    _keep(stack, _kept_for(stack), operation=found)
+    return found
+
+
+def resource_path(rsrc) -> tuple:
+    """The resource's names from the root stack down, e.g. (outer, inner)."""
+    return place(rsrc.stack).path + (rsrc.name,)
+
+
+def stack_path(stack) -> tuple:
+    """The names of the resources leading to ``stack`` from its root."""
+    return place(stack).path
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_marker(marker_json: str) -> tuple:
+    env = {'parameter_defaults': {registry.MARKER:
+                                  json.loads(marker_json)}}
+    return tuple(registry.from_environment(env))
+
+
+def parse_marker(marker, stack_id) -> tuple:
+    """The breakpoints of an environment's marker (``[]``: commands only)."""
+    if marker == []:
+        return decision.COMMANDS_ONLY
+    try:
+        return _parse_marker(json.dumps(marker, sort_keys=True))
+    except (breakpoints.BreakpointError, TypeError, ValueError) as exc:
+        LOG.error('Ignoring malformed breakpoints of stack %s: %s',
+                  stack_id, exc)
+        return ()
+
+
+def marked(stack) -> bool:
+    """Whether a stack's environment has breakpoints (or commands only).
+
+    Nothing is parsed: what a check of a stack without breakpoints asks
+    first, before it reads any option.
+    """
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    return bool(marker) or marker == []
+
+
+# The markers parsed last, by the stored template they were read from:
+# {template id: (the marker, its breakpoints)}. Every check loads its
+# stack's environment afresh; comparing what it reads with what was
+# parsed costs less than working out a key to look the parse up by.
+_by_template = {}
+_BY_TEMPLATE_MAX = 256
+
+
+def stack_breakpoints(stack) -> tuple:
+    """The breakpoints in a stack's own environment (fast if none)."""
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    if not marker and marker != []:
+        return ()
+    known = _parsed.get()
+    if known is not None and known[0] is marker:
+        return known[1]
+    template_id = stack.t.id
+    known = _by_template.get(template_id)
+    if known is not None and known[0] == marker:
+        found = known[1]
+    else:
+        found = parse_marker(marker, stack.id)
+        if template_id is not None:
+            if len(_by_template) >= _BY_TEMPLATE_MAX:
+                _by_template.clear()
+            _by_template[template_id] = (marker, found)
+    _parsed.set((marker, found))
+    return found
+
+
+def _root_breakpoints(stack) -> tuple:
+    """The breakpoints in the root stack's environment."""
+    root = stack_objects.Stack.get_by_id(stack.context, place(stack).root_id,
+                                         show_deleted=True)
+    env = root.raw_template.environment or {}
+    marker = (env.get('parameter_defaults') or {}).get(registry.MARKER)
+    return parse_marker(marker, root.id) if marker or marker == [] else ()
+
+
+def breakpoints_in_force(stack) -> tuple:
+    """The breakpoints in force for ``stack``: its root stack's.
+
+    A nested stack being created or updated has a fresh copy of them
+    (made when its own operation started); one being deleted asks its
+    root, whose environment the last update changed even if it never
+    reached this stack.
+    """
+    if not stack.owner_id or stack.action != stack.DELETE:
+        return stack_breakpoints(stack)
+    return _root_breakpoints(stack)
+
+
+def is_first(rsrc) -> bool:
+    """Whether ``rsrc`` requires nothing in its stack (a step into it).
+
+    False while its stack is deleted: a step goes into no nested stack
+    then, and the definitions of a stack being deleted cannot resolve
+    what they refer to (its template is empty).
+    """
+    if rsrc.stack.action == rsrc.stack.DELETE:
+        return False
+    return not rsrc.t.required_resource_names()
+
+
+def check(rsrc, action: str, template_id=None) -> Check:
+    """The facts of a convergence check of ``rsrc`` for ``action``.
+
+    ``template_id``: the template the check is for (a delete holds only
+    a resource whose template is another).
+    """
+    stack = rsrc.stack
+    eligibility = (action, stack.action, bool(stack.adopt_stack_data),
+                   rsrc.replaces is not None,
+                   (rsrc.action != rsrc.INIT and
+                    rsrc.state != (rsrc.DELETE, rsrc.COMPLETE)),
+                   template_id is None or
+                   rsrc.current_template_id != template_id)
+    nested_delete = stack.owner_id and stack.action == stack.DELETE
+    if not (nested_delete or marked(stack)) or \
+            not options(stack).enabled:
+        return Check(*eligibility)
+    in_force = breakpoints_in_force(stack)
+    if not in_force:
+        return Check(*eligibility)
+    where = place(stack)
+    path = where.path + (rsrc.name,)
+    if where.root_action == decision.ROLLBACK:
+        # Nothing holds (:func:`decision.hold`): nothing more to read.
+        return Check(*eligibility, in_force, path, where.root_action)
+    now = operation(stack)
+    rules = decision.rules(in_force, now.state)
+    return Check(*eligibility, in_force, path, where.root_action, rules,
+                 _first(rsrc, rules), now)
+
+
+def _first(rsrc, rules, known=None):
+    if known is None and any(rule.first_only for rule in rules):
+        # Heat works it out from the whole definition: only when asked.
+        return is_first(rsrc)
+    return known
+
+
+def _decided_by(found: Check, rsrc, now: Operation) -> Check:
+    rules = decision.rules(found.breakpoints, now.state)
+    return Check(found.action, found.stack_action, found.adopting,
+                 found.replacement, found.acted_on, found.template_changed,
+                 found.breakpoints, now.place.path + (rsrc.name,),
+                 now.place.root_action, rules,
+                 _first(rsrc, rules, found.first), now)
+
+
+def fresh(rsrc, found: Check) -> Check:
+    """``found``, with the operation read again if what it read is old.
+
+    For the decisions a check takes after Heat's action, which may have
+    run for longer than :data:`FRESH_SECONDS`: a ``continue`` said
+    meanwhile is seen.
+    """
+    if found.operation is None:
+        return found
+    now = operation(rsrc.stack)
+    if now is found.operation:
+        return found
+    return _decided_by(found, rsrc, now)
+
+
+def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
+    """The breakpoint of its stack's environment holding ``rsrc``.
+
+    For the legacy engine and Heat's own hook check
+    (:func:`decision.find_breakpoint`).
+    """
+    if not marked(rsrc.stack) or not options(rsrc.stack).enabled:
+        return None
+    found = stack_breakpoints(rsrc.stack)
+    if not len(found):
+        return None
+    return decision.find_breakpoint(found, resource_path(rsrc), action,
+                                    when)

@@ -1,0 +1,225 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Rules of the server package that hold for every module, read from source.
+
+* Nothing of ours is kept on Heat's objects: ``setattr`` only on a class
+  (the seam's wrappers, the local server's), no ``_breakpoint_*``
+  attribute, no method put into an object's ``__dict__``, and on a Heat
+  stack or resource only the attributes Heat has, written where the
+  plugin wrote the same value to Heat's database.
+* No module imports another's private names (``_name``), by ``from ...
+  import _name`` or as ``module._name``; a name others need is public.
+"""
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / 'heat_breakpoint'
+
+# What a class is called where setattr sets a method on it.
+CLASS_NAMES = {'cls', 'klass'}
+# Names our code gives Heat's Stack and Resource objects.
+HEAT_OBJECTS = {'stack', 'rsrc', 'resource', 'root', 'parent', 'nested',
+                'new_stack', 'db_stack', 'held', 'rsrc_stack', 'outer'}
+# Heat's own attributes of a resource the plugin may write: the state a
+# hold or a release wrote to the resource's row (hold_records.set_state),
+# and Heat's own cache of its data (hold_records.data, releases.release).
+HEAT_ATTRIBUTES = {'action', 'status', 'status_reason', 'updated_time',
+                   '_data'}
+# The gettext function, private by OpenStack convention only.
+ALLOWED_PRIVATE = {'_'}
+
+
+def modules():
+    for path in sorted(PACKAGE.rglob('*.py')):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(
+            path.read_text(), str(path))
+
+
+def _name_of(node):
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _is_class(node) -> bool:
+    """``cls``, or ``module.ClassName``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr[:1].isupper()
+    return _name_of(node) in CLASS_NAMES
+
+
+def _modules_imported(tree) -> set:
+    """The names a module gives the modules it imports (``stack``...)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.asname or alias.name.split('.')[0]
+                         for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.split('.')[0] in ('heat', 'heat_breakpoint'):
+            found.update(alias.asname or alias.name for alias in node.names
+                         if alias.name[:1].islower())
+    return found
+
+
+def _targets(tree):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    yield from target.elts
+                else:
+                    yield target
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            yield node.target
+
+
+def attributes_set_on_heat_objects(relative, tree) -> list:
+    found = []
+    heat_objects = HEAT_OBJECTS - _modules_imported(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name_of(node.func) == 'setattr':
+            if not node.args or not _is_class(node.args[0]):
+                found.append('%s:%d setattr(%s, ...)' % (
+                    relative, node.lineno,
+                    ast.unparse(node.args[0]) if node.args else ''))
+        if (isinstance(node, ast.Call) and
+                isinstance(node.func, ast.Attribute) and
+                node.func.attr in ('pop', 'update', 'setdefault',
+                                   '__setitem__') and
+                isinstance(node.func.value, ast.Attribute) and
+                node.func.value.attr == '__dict__'):
+            found.append('%s:%d __dict__.%s' % (relative, node.lineno,
+                                                node.func.attr))
+    for target in _targets(tree):
+        if isinstance(target, ast.Subscript) and isinstance(
+                target.value, ast.Attribute) and \
+                target.value.attr == '__dict__':
+            found.append('%s:%d __dict__[...] =' % (
+                relative, target.lineno))
+        if not isinstance(target, ast.Attribute):
+            continue
+        if target.attr.startswith('_breakpoint'):
+            found.append('%s:%d .%s =' % (relative, target.lineno,
+                                          target.attr))
+        elif _name_of(target.value) in heat_objects and \
+                target.attr not in HEAT_ATTRIBUTES:
+            found.append('%s:%d %s.%s =' % (
+                relative, target.lineno, target.value.id, target.attr))
+    return found
+
+
+def _module_of(dotted: str):
+    """The package's module ``dotted`` names, or None (a name in one)."""
+    path = PACKAGE.parent.joinpath(*dotted.split('.'))
+    if path.is_dir() or path.with_suffix('.py').is_file():
+        return dotted
+    return None
+
+
+def _own_name(relative: str) -> str:
+    parts = ['heat_breakpoint'] + relative[:-len('.py')].split('/')
+    if parts[-1] == '__init__':
+        parts.pop()
+    return '.'.join(parts)
+
+
+def private_names_imported(relative, tree) -> list:
+    me = _own_name(relative)
+    aliases = {}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+                node.module or '').startswith('heat_breakpoint'):
+            for alias in node.names:
+                module = _module_of('%s.%s' % (node.module, alias.name))
+                if module is not None:
+                    aliases[alias.asname or alias.name] = module
+                elif (alias.name.startswith('_') and
+                        alias.name not in ALLOWED_PRIVATE and
+                        node.module != me):
+                    found.append('%s:%d from %s import %s' % (
+                        relative, node.lineno, node.module, alias.name))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith('heat_breakpoint.'):
+                    aliases[alias.asname or alias.name] = alias.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and
+                _name_of(node.value) in aliases and
+                aliases[node.value.id] != me and
+                node.attr.startswith('_') and
+                not node.attr.startswith('__')):
+            found.append('%s:%d %s.%s' % (relative, node.lineno,
+                                          aliases[node.value.id],
+                                          node.attr))
+    return found
+
+
+def test_nothing_is_set_on_heats_objects():
+    found = []
+    for relative, tree in modules():
+        found += attributes_set_on_heat_objects(relative, tree)
+    assert found == []
+
+
+def test_no_private_name_is_imported_across_modules():
+    found = []
+    for relative, tree in modules():
+        found += private_names_imported(relative, tree)
+    assert found == []
+
+
+# -- the scans themselves ----------------------------------------------------
+
+@pytest.mark.parametrize('source', [
+    'setattr(stack, "_breakpoint_walk", 1)',
+    'setattr(rsrc, "kept", 1)',
+    'stack._breakpoint_parsed = 1',
+    'rsrc.__dict__["_needs_update"] = wrapped',
+    'rsrc.__dict__.pop("_needs_update", None)',
+    'stack.kept, x = 1, 2',
+    'rsrc.plan = {}',
+])
+def test_the_scan_sees_what_is_stashed(source):
+    assert attributes_set_on_heat_objects('engine/x.py', ast.parse(source))
+
+
+@pytest.mark.parametrize('source', [
+    'setattr(cls, name, original)',
+    'setattr(service.EngineService, name, wrapped)',
+    'from heat.engine import stack\nstack.time = None',
+    'rsrc.action, rsrc.status = "CREATE", "COMPLETE"',
+    'self.kept = 1',
+    'found = cls.__dict__.get(name)',
+    'stock = resource.Resource.__dict__[name]',
+])
+def test_the_scan_lets_the_seam_and_heats_state_be(source):
+    assert not attributes_set_on_heat_objects('engine/seam.py',
+                                              ast.parse(source))
+
+
+@pytest.mark.parametrize('source', [
+    'from heat_breakpoint.breakpoints import _kind',
+    'from heat_breakpoint.db import tables\ntables._ready_engines',
+    'from heat_breakpoint.db import tables as t\nt._ready_engines',
+])
+def test_the_scan_sees_a_private_name(source):
+    assert private_names_imported('engine/x.py', ast.parse(source))
+
+
+def test_the_scan_lets_a_module_use_its_own_and_gettext():
+    assert not private_names_imported('opts.py', ast.parse(
+        'from heat_breakpoint._i18n import _'))
+    assert not private_names_imported('db/tables.py', ast.parse(
+        'from heat_breakpoint.db import tables\ntables._ready_engines'))
