@@ -457,8 +457,11 @@ class HeatCluster:
     """heat-api and heat-engines sharing one heat.conf, broker and DB."""
 
     def __init__(self, base_dir, name, rabbit, mariadb, engines=2,
-                 breakpoint_options=None, vhost='/', options=None):
+                 breakpoint_options=None, vhost='/', options=None,
+                 keystone=None):
         self.name = name
+        # A real Keystone (:class:`identity.Keystone`), or noauth.
+        self.keystone = keystone
         self.dir = os.path.join(base_dir, name)
         os.makedirs(self.dir)
         self.rabbit = rabbit
@@ -503,6 +506,12 @@ class HeatCluster:
             'oslo_concurrency': {'lock_path': os.path.join(self.dir,
                                                            'locks')},
         }
+        if self.keystone is not None:
+            # As a cloud with Keystone configures Heat (the README's).
+            from heat_breakpoint.server import config
+            for section, values in config.keystone_options(
+                    self.keystone.auth_options()).items():
+                sections.setdefault(section, {}).update(values)
         if self.breakpoint_options:
             sections['breakpoint'] = {
                 key: str(value).lower() if isinstance(value, bool)
@@ -592,6 +601,8 @@ class HeatCluster:
             if not self.api.alive():
                 raise HarnessError('heat-api exited:\n%s'
                                    % self.api.output())
+            if self.keystone is not None:
+                return list(self.client().stacks.list(limit=1)) is not None
             return requests.get(self.endpoint() + '/stacks',
                                 timeout=5).status_code == 200
         wait_for(answers, timeout, 'heat-api on port %d' % self.api_port)
@@ -633,20 +644,43 @@ class HeatCluster:
         return 'http://127.0.0.1:%d' % self.api_port
 
     def endpoint(self, project='admin'):
+        if self.keystone is not None:
+            project = self.keystone.ids.get(project, project)
         return '%s/v1/%s' % (self.url, project)
+
+    #: Who calls Heat when a test names no one, with Keystone.
+    USER = 'alpha-member'
 
     @property
     def env(self):
+        """``OS_*`` of the ``openstack`` CLI (Keystone: :attr:`USER`)."""
+        if self.keystone is not None:
+            return self.keystone.env(self.USER)
         return {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint()}
 
     def client(self, project='admin'):
-        """A heatclient v1 client (noauth: the URL names the project)."""
+        """A heatclient v1 client (noauth: the URL names the project).
+
+        With Keystone: as :attr:`USER` (see :meth:`client_as`).
+        """
         from heatclient import client as heat_client
+        if self.keystone is not None:
+            return self.client_as(self.USER)
         from keystoneauth1 import noauth
         from keystoneauth1 import session
         sess = session.Session(auth=noauth.NoAuth())
         return heat_client.Client('1', session=sess,
                                   endpoint_override=self.endpoint(project))
+
+    def client_as(self, user, project=None):
+        """A heatclient of one of Keystone's users: Heat from its catalog."""
+        from heatclient import client as heat_client
+
+        from tests.distributed import identity
+        return heat_client.Client(
+            '1', session=self.keystone.session(user, project),
+            service_type='orchestration', interface='public',
+            region_name=identity.REGION)
 
     def read_log(self, name):
         try:
@@ -711,13 +745,21 @@ class HeatCluster:
 
 
 class Deployment:
-    """Broker + database + Heat clusters, started and stopped together."""
+    """Broker + database + Heat clusters, started and stopped together.
+
+    And a Keystone (:mod:`identity`), started beside the broker and the
+    database when :meth:`start_keystone` is called, for the clusters that
+    ask for it.
+    """
 
     def __init__(self, base_dir=None):
         self.base_dir = base_dir or tempfile.mkdtemp(
             prefix='heat-breakpoint-distributed-')
         self.rabbit = None
         self.mariadb = None
+        self.keystone = None
+        self._keystone_start = None
+        self.keystone_seconds = None
         self.clusters = []
         self.stop_seconds = 0.0
 
@@ -727,6 +769,37 @@ class Deployment:
         self.mariadb.start()
         self.rabbit.start()
         return self
+
+    def start_keystone(self):
+        """Start Keystone in the background (see :meth:`keystone_ready`)."""
+        import threading
+
+        from tests.distributed import identity
+        self.keystone = identity.Keystone(self.base_dir)
+        outcome = {}
+
+        def start():
+            started = time.monotonic()
+            try:
+                self.keystone.start().populate()
+            except BaseException as exc:  # noqa: raised where it is used
+                outcome['error'] = exc
+            self.keystone_seconds = time.monotonic() - started
+        self._keystone_start = threading.Thread(target=start, daemon=True)
+        self._keystone_start.start()
+        self._keystone_outcome = outcome
+        return self
+
+    def keystone_ready(self, timeout=300):
+        """The started Keystone, populated; its error if it failed."""
+        if self._keystone_start is None:
+            self.start_keystone()
+        self._keystone_start.join(timeout)
+        if self._keystone_start.is_alive():
+            raise HarnessError('Keystone not ready after %d s' % timeout)
+        if 'error' in self._keystone_outcome:
+            raise self._keystone_outcome['error']
+        return self.keystone
 
     def add_cluster(self, name, **kwargs):
         cluster = HeatCluster(self.base_dir, name, self.rabbit,
@@ -738,7 +811,7 @@ class Deployment:
         procs = []
         for cluster in self.clusters:
             procs += cluster.all_processes()
-        for service in (self.rabbit, self.mariadb):
+        for service in (self.rabbit, self.mariadb, self.keystone):
             if service is not None:
                 procs += [p for p in (getattr(service, 'server', None),
                                       getattr(service, 'epmd', None)) if p]
@@ -753,8 +826,11 @@ class Deployment:
         stop_all(heat)
         for cluster in self.clusters:
             cluster.stop()
+        if self._keystone_start is not None:
+            self._keystone_start.join(120)
         stop_all([getattr(self.rabbit, 'server', None),
-                  getattr(self.mariadb, 'server', None)])
+                  getattr(self.mariadb, 'server', None),
+                  getattr(self.keystone, 'server', None)])
         stop_all([getattr(self.rabbit, 'epmd', None)])
         self.stop_seconds = time.monotonic() - started
         left = {p.name: p.group_pids() for p in self.processes()
