@@ -90,6 +90,8 @@ def keystone_pipelines(heat_paste: str = None) -> dict:
     paste = configparser.RawConfigParser()
     paste.optionxform = str
     paste.read(heat_paste or heat_paste_file())
+    if not paste.has_option('composite:api', 'default'):
+        return {}
     found = {'composite:api': (KEYSTONE_FLAVOR, with_filter(
         paste.get('composite:api', 'default')))}
     if paste.has_option('composite:api-cfn', 'default'):
