@@ -438,10 +438,23 @@ class MariaDB:
 
 # -- Heat ---------------------------------------------------------------------
 
-def write_paste_file(directory):
-    """Heat's api-paste.ini plus our filter (flavor ``noauth_breakpoint``)."""
+def write_paste_file(directory, keystone=False):
+    """Heat's api-paste.ini plus our filter and flavors; the flavor used.
+
+    ``noauth_breakpoint``, or with Keystone ``default_breakpoint`` (and,
+    for the policy tests only, Heat's pipeline without our filter under
+    ``/stock``).
+    """
     from heat_breakpoint.server import config
-    return config.write_paste_file(directory), config.FLAVOR
+    path = config.write_paste_file(directory)
+    if not keystone:
+        return path, config.FLAVOR
+    from tests import policy_roles
+    paste = policy_roles.read_paste(path)
+    policy_roles.serve_stock(paste, config.KEYSTONE_FLAVOR)
+    with open(path, 'w') as out:
+        paste.write(out)
+    return path, config.KEYSTONE_FLAVOR
 
 
 def write_conf(path, sections):
@@ -486,7 +499,8 @@ class HeatCluster:
         connection = self.mariadb.create_database(self.database)
         transport_url = (self.rabbit.url() if self.vhost == '/' else
                          self.rabbit.add_vhost(self.vhost))
-        paste, flavor = write_paste_file(self.dir)
+        paste, flavor = write_paste_file(self.dir,
+                                         keystone=self.keystone is not None)
         sections = {
             'DEFAULT': {
                 'transport_url': transport_url,

@@ -115,7 +115,7 @@ class Keystone:
         self.log = os.path.join(self.dir, 'keystone.log')
         self.server = None
         self.ids = {}  # name -> id of projects, users, domains
-        self._tokens = {}  # (user, project, scope) -> (when, access)
+        self._plugins = {}  # (user, scope) -> its password plugin
 
     @property
     def url(self):
@@ -205,47 +205,42 @@ class Keystone:
     # -- sessions ------------------------------------------------------------
 
     def auth(self, user, project=None, **scope):
-        """A keystoneauth password plugin for one of the users."""
-        from keystoneauth1.identity import v3
+        """A keystoneauth password plugin for one of the users.
+
+        One per user and scope: sessions share its token, renewed a third
+        of its life after it was issued (keystoneauth renews a token two
+        minutes before it expires, here before each request: each would
+        cost heat-api a validation too).
+        """
         if project is None and not scope:
             project = USERS[user][0]
         if project is not None:
             scope = dict(project_name=project,
                          project_domain_name='Default')
-        domain = ({'user_domain_name': STACK_DOMAIN}
-                  if user == STACK_DOMAIN_ADMIN else
-                  {'user_domain_name': 'Default'})
-        return v3.Password(auth_url=self.v3, username=user,
-                           password=PASSWORD, **domain, **scope)
+        key = (user, tuple(sorted(scope.items())))
+        if key not in self._plugins:
+            domain = STACK_DOMAIN if user == STACK_DOMAIN_ADMIN else \
+                'Default'
+            plugin = _password_plugin(self.token_seconds)(
+                auth_url=self.v3, username=user, password=PASSWORD,
+                user_domain_name=domain, **scope)
+            self._plugins[key] = plugin
+        return self._plugins[key]
 
     def session(self, user, project=None, **scope):
-        """A session on a recent token of ``user``.
-
-        keystoneauth asks for a new token before each request when a
-        token lives less than two minutes (``MIN_TOKEN_LIFE_SECONDS``), as
-        here: each would cost heat-api a validation too. The tests reuse
-        a token for a third of its life instead, as a long-lived client
-        does with long-lived tokens.
-        """
-        import time
-
-        from keystoneauth1.identity import access as access_plugin
+        """A keystoneauth session of ``user`` (see :meth:`auth`)."""
         from keystoneauth1 import session
-        key = (user, project, tuple(sorted(scope.items())))
-        taken, access = self._tokens.get(key, (None, None))
-        if taken is None or time.monotonic() - taken > \
-                self.token_seconds / 3:
-            taken = time.monotonic()
-            access = self.auth(user, project, **scope).get_access(
-                session.Session())
-            self._tokens[key] = (taken, access)
-        return session.Session(auth=access_plugin.AccessInfoPlugin(
-            auth_ref=access, auth_url=self.v3))
+        return session.Session(auth=self.auth(user, project, **scope))
 
     def token(self, user, project=None):
-        """A fresh token of ``user`` (scoped to their project)."""
+        """A new token of ``user`` (scoped to their project)."""
+        from keystoneauth1.identity import v3
         from keystoneauth1 import session
-        return self.auth(user, project).get_token(session.Session())
+        return v3.Password(
+            auth_url=self.v3, username=user, password=PASSWORD,
+            user_domain_name='Default',
+            project_name=project or USERS[user][0],
+            project_domain_name='Default').get_token(session.Session())
 
     def admin(self):
         """python-keystoneclient as the cloud's admin (system scope)."""
@@ -323,6 +318,14 @@ class Keystone:
             stack_user_domain=STACK_DOMAIN,
             stack_domain_admin=STACK_DOMAIN_ADMIN,
             stack_domain_admin_password=PASSWORD)
+
+
+def _password_plugin(token_seconds):
+    from keystoneauth1.identity import v3
+
+    class Password(v3.Password):
+        MIN_TOKEN_LIFE_SECONDS = token_seconds * 2 // 3
+    return Password
 
 
 def describe_token(token):
