@@ -230,6 +230,10 @@ def keystone_options(auth: KeystoneAuth) -> dict:
                'user_domain_name': auth.user_domain}
     default = {'deferred_auth_method': 'trusts',
                'reauthentication_auth_method': 'trusts',
+               # Work on a trust makes remote stacks (OS::Heat::Stack),
+               # which need trusts of their own (Keystone's [trust]
+               # allow_redelegation too).
+               'allow_trusts_redelegation': 'true',
                'region_name_for_services': auth.region}
     if auth.stack_user_domain:
         default.update({

@@ -31,6 +31,12 @@ from tests.distributed import identity
 
 ENGINES = 2
 TIMEOUT_MINS = 1
+# Test-only Heat plugins of the Keystone tier's engines.
+TEST_PLUGINS = (os.path.join(os.path.dirname(__file__), 'heat_plugins'),
+                os.path.join(os.path.dirname(os.path.dirname(__file__)),
+                             'functional', 'heat_plugins'))
+#: The resource whose releases the Keystone tier's engines cut off.
+CUT_GATE = 'cutgate'
 
 
 @pytest.fixture(scope='session')
@@ -150,9 +156,11 @@ def keystone_cluster(request, deployment, keystone):
     """
     cluster = deployment.add_cluster(
         'keystone', engines=ENGINES, vhost='keystone', keystone=keystone,
-        # Test::WhoAmI: who the checks that create it run as.
-        options={'DEFAULT': {'plugin_dirs': os.path.join(
-            os.path.dirname(__file__), 'heat_plugins')}})
+        # Test::WhoAmI, who the checks that create it run as; and the
+        # releases of CUT_GATE cut off after their claim (cut_release).
+        options={'DEFAULT': {'plugin_dirs': ','.join(TEST_PLUGINS)}},
+        engine_env={'CUT_RELEASE': 'fail:%s' % CUT_GATE,
+                    'CUT_RELEASE_STUCK_SECONDS': '5'})
     keystone.register_heat(cluster.url)
     started = time.monotonic()
     cluster.start()

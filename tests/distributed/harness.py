@@ -471,10 +471,12 @@ class HeatCluster:
 
     def __init__(self, base_dir, name, rabbit, mariadb, engines=2,
                  breakpoint_options=None, vhost='/', options=None,
-                 keystone=None):
+                 keystone=None, engine_env=None):
         self.name = name
         # A real Keystone (:class:`identity.Keystone`), or noauth.
         self.keystone = keystone
+        # More of the engines' environment (test-only Heat plugins read it).
+        self.engine_env = dict(engine_env or {})
         self.dir = os.path.join(base_dir, name)
         os.makedirs(self.dir)
         self.rabbit = rabbit
@@ -576,7 +578,8 @@ class HeatCluster:
         proc = Process(name, [os.path.join(BIN, 'heat-engine'),
                               '--config-file', self.conf,
                               '--config-file', own],
-                       os.path.join(self.dir, '%s.out' % name))
+                       os.path.join(self.dir, '%s.out' % name),
+                       env=dict(os.environ, **self.engine_env))
         self.engines[name] = proc.start()
         if wait:
             self.wait_engine(name)

@@ -145,6 +145,9 @@ class Keystone:
             'identity': {'password_hash_rounds': '4'},
             'oslo_policy': {'enforce_new_defaults': 'true',
                             'enforce_scope': 'true'},
+            # Heat's reauthentication_auth_method = trusts: a stack's work
+            # on its trust makes remote stacks, with trusts of their own.
+            'trust': {'allow_redelegation': 'true'},
             # As a cloud caches (there in memcached): per worker here.
             'cache': {'enabled': 'true',
                       'backend': 'dogpile.cache.memory'},
@@ -330,5 +333,7 @@ def _password_plugin(token_seconds):
 
 def describe_token(token):
     """The identity in a token's body, as the tests compare it."""
+    from keystoneauth1 import access
+
     from tests.distributed.heat_plugins import whoami
-    return whoami.describe(token)
+    return whoami.describe(access.create(body={'token': token}))

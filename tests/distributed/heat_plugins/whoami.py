@@ -12,15 +12,19 @@
 """TEST ONLY: a resource that says on whose credentials it was created.
 
 ``Test::WhoAmI`` (loaded by the Keystone tier's heat-engines from
-``[DEFAULT] plugin_dirs``) asks Keystone, on its create, who the
-credentials of the check that creates it are: it sends a request with
-its context's token (what any resource's client would send) to
-``GET /v3/auth/tokens`` about that same token. Its ``identity``
-attribute is Keystone's answer (user, project, trust, the trustor,
-roles) beside what the request context itself says. Never deploy it.
+``[DEFAULT] plugin_dirs``) records, on its create, whose credentials the
+check that creates it has: the token its clients would send, as
+Keystone issued it (user, project, trust, the trustor, roles), which it
+then sends to Keystone (``GET /v3/auth/catalog``: refused once the token
+expired). Its ``identity`` attribute is that, beside what the request
+context itself says. With
+``fail_once`` (a file name), its first create fails (and writes that
+file), the next one goes through: a failure to hold and retry. Never
+deploy it.
 """
 
 import json
+import os
 
 from heat.engine import attributes
 from heat.engine import properties
@@ -28,27 +32,26 @@ from heat.engine import resource
 from heat.engine import support
 
 
-def describe(token):
-    trust = token.get('OS-TRUST:trust') or {}
-    return {
-        'user': token['user']['name'],
-        'project': (token.get('project') or {}).get('name'),
-        'trust_id': trust.get('id'),
-        'trustor': (trust.get('trustor_user') or {}).get('id'),
-        'roles': sorted(role['name'] for role in token.get('roles', ())),
-    }
+def describe(access):
+    """A keystoneauth AccessInfo (a token Keystone issued), in short."""
+    return {'user': access.username, 'project': access.project_name,
+            'trust_id': access.trust_id, 'trustor': access.trustor_user_id,
+            'roles': sorted(access.role_names)}
 
 
 class WhoAmI(resource.Resource):
     support_status = support.SupportStatus(version='2014.1')
 
-    PROPERTIES = (VALUE,) = ('value',)
+    PROPERTIES = (VALUE, FAIL_ONCE) = ('value', 'fail_once')
     ATTRIBUTES = (IDENTITY,) = ('identity',)
 
     properties_schema = {
         VALUE: properties.Schema(properties.Schema.STRING,
                                  'Anything, to depend on another resource.',
                                  default=''),
+        FAIL_ONCE: properties.Schema(
+            properties.Schema.STRING,
+            'A file: the first create fails and writes it.', default=''),
     }
     attributes_schema = {
         IDENTITY: attributes.Schema(
@@ -57,12 +60,19 @@ class WhoAmI(resource.Resource):
     }
 
     def handle_create(self):
+        marker = self.properties[self.FAIL_ONCE]
+        if marker and not os.path.exists(marker):
+            with open(marker, 'w') as out:
+                out.write(self.name)
+            raise Exception('%s fails once, on purpose' % self.name)
         sess = self.context.keystone_session
-        token = sess.get_token()
-        answer = sess.get(
-            self.context.keystone_v3_endpoint.rstrip('/') + '/auth/tokens',
-            headers={'X-Subject-Token': token})
-        found = {'keystone': describe(answer.json()['token']),
+        # The token this resource's clients send, as Keystone issued or
+        # validated it; then a request with it, which Keystone refuses
+        # once it has expired.
+        access = sess.auth.get_access(sess)
+        sess.get(self.context.keystone_v3_endpoint.rstrip('/') +
+                 '/auth/catalog').raise_for_status()
+        found = {'keystone': describe(access),
                  'context': {'user_id': self.context.user_id,
                              'trust_id': self.context.trust_id,
                              'trustor_user_id': self.context.trustor_user_id,
