@@ -129,3 +129,20 @@ class LocalHeatProcess:
         return heat_client.Client(
             '1', session=sess,
             endpoint_override='%s/v1/%s' % (self.url, project))
+
+
+@contextlib.contextmanager
+def local_heat(prefix='heat-breakpoint-', *args):
+    """A local Heat in a new state directory, removed when done.
+
+    ``args`` go to ``heat-breakpoint-server`` (``--no-leaf-sleep``,
+    ``--faults FILE``...).
+    """
+    import tempfile
+    server = LocalHeatProcess(tempfile.mkdtemp(prefix=prefix),
+                              extra_args=args)
+    server.start(reset=True)
+    try:
+        yield server
+    finally:
+        server.remove()

@@ -19,7 +19,6 @@ each one listed in :mod:`expected` fails for the reason given there.
 """
 
 import concurrent.futures
-import tempfile
 
 import pytest
 
@@ -35,11 +34,9 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope='module')
 def server():
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-corpus-')
-    local = fixture.LocalHeatProcess(state, extra_args=['--no-leaf-sleep'])
-    local.start(reset=True)
-    yield local
-    local.remove()
+    with fixture.local_heat('heat-breakpoint-corpus-',
+                            '--no-leaf-sleep') as local:
+        yield local
 
 
 def test_the_corpus_completes_but_what_a_real_heat_refuses(server):

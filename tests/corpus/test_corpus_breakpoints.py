@@ -21,7 +21,6 @@ outputs, and ``continue`` to completion.
 import ipaddress
 import json
 import os
-import tempfile
 import uuid
 
 import pytest
@@ -40,11 +39,9 @@ MASK = '******'
 
 @pytest.fixture(scope='module')
 def server():
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-corpus-bp-')
-    local = fixture.LocalHeatProcess(state, extra_args=['--no-leaf-sleep'])
-    local.start(reset=True)
-    yield local
-    local.remove()
+    with fixture.local_heat('heat-breakpoint-corpus-bp-',
+                            '--no-leaf-sleep') as local:
+        yield local
 
 
 def _osc(server, *argv):

@@ -20,7 +20,6 @@ missing service in one line instead of an Internal Error.
 
 import ipaddress
 import os
-import tempfile
 import uuid
 
 import pytest
@@ -66,16 +65,13 @@ NETWORKED = {
 
 
 def _server(*args):
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-cloud-')
-    return fixture.LocalHeatProcess(state, extra_args=list(args)).start(
-        reset=True)
+    return fixture.local_heat('heat-breakpoint-cloud-', *args)
 
 
 @pytest.fixture(scope='module')
 def server():
-    local = _server('--no-leaf-sleep')
-    yield local
-    local.remove()
+    with _server('--no-leaf-sleep') as local:
+        yield local
 
 
 def _outputs(hc, stack):
@@ -149,8 +145,7 @@ def test_a_cloud_file_makes_lookups_strict(tmp_path):
                      'disk': 20}],
         'images': ['cirros'], 'networks': [{'name': 'public',
                                             'external': True}]}))
-    local = _server('--cloud', str(cloud))
-    try:
+    with _server('--cloud', str(cloud)) as local:
         assert 'lookups accept names from the --cloud file' in \
             local.read_output()
         hc = local.client()
@@ -165,8 +160,6 @@ def test_a_cloud_file_makes_lookups_strict(tmp_path):
         assert 'strict' not in [s.stack_name for s in hc.stacks.list()]
         template['resources']['web']['properties']['image'] = 'cirros'
         _create(hc, template)
-    finally:
-        local.remove()
 
 
 def _write(folder, template):
@@ -185,8 +178,7 @@ def test_the_banner_says_what_is_simulated(server):
 
 
 def test_without_simulation_a_missing_service_is_one_line(tmp_path):
-    local = _server('--no-simulate')
-    try:
+    with _server('--no-simulate') as local:
         assert '--no-simulate' in local.read_output()
         code, out, err = conftest.run_openstack(
             local, 'stack', 'create', 'nosim', '-t', WEB)
@@ -197,8 +189,6 @@ def test_without_simulation_a_missing_service_is_one_line(tmp_path):
         assert 'Internal Error' not in err
         assert 'is not available' in lines[0] or \
             'not in service catalog' in lines[0], lines
-    finally:
-        local.remove()
 
 
 SECRET = 'Hidden-Pa55word'

@@ -58,11 +58,9 @@ def template_url():
 
 @pytest.fixture(scope='module')
 def server():
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-types-')
-    local = fixture.LocalHeatProcess(state, extra_args=['--no-leaf-sleep'])
-    local.start(reset=True)
-    yield local
-    local.remove()
+    with fixture.local_heat('heat-breakpoint-types-',
+                            '--no-leaf-sleep') as local:
+        yield local
 
 
 def _template(type_name, props, attributes=()):

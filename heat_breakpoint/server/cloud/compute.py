@@ -74,45 +74,41 @@ def _default_network(sim):
     return sim.find('network', DEFAULT_NETWORK).id
 
 
-def addresses(store, port_ids) -> dict:
-    """Nova's ``addresses``: by network name, fixed then floating."""
-    result = {}
+def _port_addresses(store, port_ids):
+    """(port, network, [(address, type)]) of each of a server's ports."""
     for port_id in port_ids:
         port = store.get(port_id)
         if port is None:
             continue
-        net = store.get(port['network_id'])
-        label = (net.name if net is not None and net.name else
-                 port['network_id'])
-        entries = result.setdefault(label, [])
-        for fixed in port.get('fixed_ips') or []:
-            address = fixed['ip_address']
-            entries.append({'addr': address,
-                            'version': 6 if ':' in address else 4,
-                            'OS-EXT-IPS-MAC:mac_addr': port['mac_address'],
-                            'OS-EXT-IPS:type': 'fixed', 'port': port.id})
-        for fip in store.all('floatingip', port_id=port.id):
-            entries.append({'addr': fip['floating_ip_address'],
-                            'version': 4,
-                            'OS-EXT-IPS-MAC:mac_addr': port['mac_address'],
-                            'OS-EXT-IPS:type': 'floating', 'port': None})
+        found = [(f['ip_address'], 'fixed')
+                 for f in port.get('fixed_ips') or []]
+        found += [(f['floating_ip_address'], 'floating')
+                  for f in store.all('floatingip', port_id=port.id)]
+        yield port, store.get(port['network_id']), found
+
+
+def addresses(store, port_ids) -> dict:
+    """Nova's ``addresses``: by network name, fixed then floating."""
+    result = {}
+    for port, net, found in _port_addresses(store, port_ids):
+        label = net.name if net is not None and net.name else \
+            port['network_id']
+        result.setdefault(label, []).extend(
+            {'addr': address, 'version': 6 if ':' in address else 4,
+             'OS-EXT-IPS-MAC:mac_addr': port['mac_address'],
+             'OS-EXT-IPS:type': kind,
+             'port': port.id if kind == 'fixed' else None}
+            for address, kind in found)
     return result
 
 
 def networks(store, port_ids) -> dict:
     """Heat's ``networks`` attribute: addresses by network name and ID."""
     result = {}
-    for port_id in port_ids:
-        port = store.get(port_id)
-        if port is None:
-            continue
-        net = store.get(port['network_id'])
-        ips = [f['ip_address'] for f in port.get('fixed_ips') or []]
-        ips += [f['floating_ip_address']
-                for f in store.all('floatingip', port_id=port.id)]
+    for port, net, found in _port_addresses(store, port_ids):
         for key in filter(None, (port['network_id'],
                                  net.name if net is not None else None)):
-            result.setdefault(key, []).extend(ips)
+            result.setdefault(key, []).extend(a for a, _kind in found)
     return result
 
 
