@@ -85,23 +85,36 @@ def filter_factory(global_conf, **local_conf):
     return TestRoles
 
 
-def write_rbac_config(directory):
-    """The paste file (test filter after noauth, /stock) and heat.conf."""
-    paste_file = local_config.write_paste_file(directory)
-    paste = configparser.RawConfigParser()
-    paste.optionxform = str
-    paste.read(paste_file)
-    ours = paste.get('composite:api', local_config.FLAVOR).split()
-    ours.insert(ours.index('noauth') + 1, 'testroles')
-    paste.set('composite:api', local_config.FLAVOR, ' '.join(ours))
+def serve_stock(paste, flavor):
+    """Heat's stock pipeline of ``flavor`` (without our filter) at /stock.
+
+    ``paste``: a parsed api-paste.ini, changed in place.
+    """
+    ours = paste.get('composite:api', flavor).split()
     stock = [stage for stage in ours if stage != local_config.FILTER]
     paste['pipeline:api-stock'] = {'pipeline': ' '.join(stock)}
-    paste['filter:testroles'] = {
-        'paste.filter_factory': 'tests.policy_roles:filter_factory'}
     for section in paste.sections():
         if section.startswith('composite:heat-api') and \
                 not section.startswith('composite:heat-api-cfn'):
             paste.set(section, STOCK_PREFIX, 'api-stock')
+
+
+def read_paste(path):
+    paste = configparser.RawConfigParser()
+    paste.optionxform = str
+    paste.read(path)
+    return paste
+
+
+def write_rbac_config(directory):
+    """The paste file (test filter after noauth, /stock) and heat.conf."""
+    paste = read_paste(local_config.write_paste_file(directory))
+    ours = paste.get('composite:api', local_config.FLAVOR).split()
+    ours.insert(ours.index('noauth') + 1, 'testroles')
+    paste.set('composite:api', local_config.FLAVOR, ' '.join(ours))
+    paste['filter:testroles'] = {
+        'paste.filter_factory': 'tests.policy_roles:filter_factory'}
+    serve_stock(paste, local_config.FLAVOR)
     paste_path = os.path.join(directory, 'rbac-api-paste.ini')
     with open(paste_path, 'w') as out:
         paste.write(out)

@@ -127,7 +127,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
             if db_stack.id == root_id else decision.rules(
                 registry.from_environment(env), operation_state.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
-        rows += _hook_rows(env, found, rows, db_stack)
+        rows += _hook_rows(conn, env, found, rows, root, stacks, db_stack)
     for row in rows:
         row['timeout_remaining'] = remaining
     result = {'stack': {'id': db_stack.id, 'stack_name': db_stack.name,
@@ -208,28 +208,54 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
     return rows
 
 
-def _hook_rows(env, found, held_rows, db_stack) -> list:
-    """Pre-* hooks set by hand: stock Heat holds there, whatever is said."""
+def _hook_rows(conn, env, found, held_rows, root, stacks,
+               db_stack) -> list:
+    """Pre-* hooks set by hand: stock Heat holds there, whatever is said.
+
+    Done once their resource is past them: begun or done in the running
+    operation, as a breakpoint before it; and a pre-create hook once its
+    resource was created (stock Heat holds before a create only in the
+    create of the resource's stack).
+    """
     marked = {rule.name for rule in found
               if rule.source == decision.ENVIRONMENT}
     holding = _holding(held_rows)
     ident = _ident(db_stack.name, db_stack.id)
+    hooks = [bp for bp in registry.armed(env)
+             if bp.name not in marked and (bp.name, bp.when) not in holding]
+    found_rows = _resource_rows(conn, root, stacks, [
+        bp.name for bp in hooks
+        if not any(c in bp.name for c in _WILDCARDS)], db_stack.id)
+    started = commands.root_started_row(root)
     rows = []
-    for bp in registry.armed(env):
-        if bp.name in marked or (bp.name, bp.when) in holding:
-            continue
-        row = _rule_row(decision.Rule(bp, HOOK_SOURCE), ARMED, ident)
-        rows.append(row)
+    for bp in hooks:
+        state = ARMED
+        row = found_rows.get(bp.name)
+        if row is not None and _hook_passed(bp, row, root, started):
+            state = DONE
+        rows.append(_rule_row(decision.Rule(bp, HOOK_SOURCE), state, ident))
     return rows
 
 
-def _done(conn, root, stacks, paths) -> tuple:
-    """Which of these resource paths are done in the running operation.
+def _hook_passed(bp, row, root, started) -> bool:
+    if root['status'] == _IN_PROGRESS and \
+            root['action'].lower() in bp.actions:
+        state_of = (root['action'], row.action, row.status,
+                    row.updated_at or row.created_at, started)
+        if decision.is_done(*state_of) or decision.has_begun(
+                *state_of, reason=row.status_reason):
+            return True
+    return (tuple(bp.actions) == ('create',) and row.action != 'INIT' and
+            (row.action, row.status) != ('CREATE', _IN_PROGRESS))
 
-    And which began their action in it (done, failed or running).
+
+def _resource_rows(conn, root, stacks, paths, top_id=None) -> dict:
+    """``{path: row}`` of the tree's resources at these paths.
+
+    Paths from the stack ``top_id`` down (the root's by default).
     """
     if not paths:
-        return set(), set()
+        return {}
     resource = models.Resource.__table__
     names = {path.split(breakpoints.SEPARATOR)[-1] for path in paths}
     found = conn.execute(
@@ -238,14 +264,25 @@ def _done(conn, root, stacks, paths) -> tuple:
                   resource.c.created_at, resource.c.status_reason)
         .where(resource.c.root_stack_id == root['id'],
                resource.c.name.in_(sorted(names)))).all()
-    started = commands.root_started_row(root)
     wanted = set(paths)
-    done, begun = set(), set()
+    rows = {}
     for row in found:
-        path = stacks.path_below(conn, root['id'], row.stack_id, row.name)
+        path = stacks.path_below(conn, top_id or root['id'], row.stack_id,
+                                 row.name)
         name = breakpoints.SEPARATOR.join(path) if path else None
-        if name not in wanted:
-            continue
+        if name in wanted:
+            rows[name] = row
+    return rows
+
+
+def _done(conn, root, stacks, paths) -> tuple:
+    """Which of these resource paths are done in the running operation.
+
+    And which began their action in it (done, failed or running).
+    """
+    started = commands.root_started_row(root)
+    done, begun = set(), set()
+    for name, row in _resource_rows(conn, root, stacks, paths).items():
         state_of = (root['action'], row.action, row.status,
                     row.updated_at or row.created_at, started)
         if decision.is_done(*state_of):

@@ -275,9 +275,11 @@ def _send_again(row) -> bool:
     LOG.warning('Sending again the check of resource %s (stack %s), '
                 'released by heat-engine %s, which did not send it',
                 row.resource_id, stack.name, note.get('engine_id'))
+    from heat_breakpoint.engine import releases
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
-    checker.retrigger_check_resource(stored_context(stack),
-                                     row.resource_id, stack)
+    checker.retrigger_check_resource(
+        releases.operation_context(stack, stored_context(stack)),
+        row.resource_id, stack)
     _done(row, value)
     return True

@@ -167,10 +167,29 @@ def _go_on(rsrc, record, how, details) -> None:
             operation_state.add_targets(key, paths, kind)
 
 
+def operation_context(stack, fallback):
+    """The credentials the rest of an operation runs on: its own.
+
+    A release decides *that* the operation goes on, never *who* it goes
+    on as. Where Heat keeps a trust for the stack (``deferred_auth_method
+    = trusts``), the stack's stored context: the owner's trust, as Heat
+    sends every check of an operation under ``reauthentication_auth_method
+    = trusts``, valid however long the hold or the work after it lasts.
+    Without a trust (``deferred_auth_method = password``: a Heat without
+    Keystone such as the local server, where every caller is the same
+    admin, and no roles can be asked for), ``fallback``.
+    """
+    from heat.objects import user_creds
+    creds = user_creds.UserCreds.get_by_id(stack.context,
+                                           stack.user_creds_id) \
+        if stack.user_creds_id else None
+    if creds is not None and creds.trust_id:
+        return stack.stored_context()
+    return fallback
+
+
 def _redispatch(rsrc, record) -> None:
-    # The caller's context, not the stack's stored one, which cannot
-    # authenticate the rest of the traversal.
-    cnxt = _caller_context(rsrc)
+    cnxt = operation_context(rsrc.stack, _caller_context(rsrc))
     # The stack as loaded for this release, after the hold: the hold's
     # traversal and graph (a newer operation was looked for above).
     stack = rsrc.stack

@@ -38,7 +38,9 @@ every signal of ours passes :func:`heat_breakpoint.engine.signals.take`),
 note a cancel before Heat starts its rollback
 (``EngineService.stack_cancel_update``, so that no release resumes a
 cancelled operation), and take time held at breakpoints off the stack's
-clock (``Stack.time_elapsed``, :mod:`.deadlines`). When a root stack's
+clock (``Stack.time_elapsed``, :mod:`.deadlines`), and give a remote
+stack (``OS::Heat::Stack``) its parent's environment without the parent's
+breakpoints (:mod:`.remote_stacks`). When a root stack's
 operation ends (``Stack.state_set`` to COMPLETE or FAILED) or a newer one
 replaces it (``Stack.converge_stack``), the rows kept for it go
 (:mod:`heat_breakpoint.db.purge`). A check that parks ends as Heat ends
@@ -67,6 +69,11 @@ import inspect
 from oslo_log import log as logging
 
 LOG = logging.getLogger(__name__)
+
+# Where Heat makes a remote stack's environment from its parent's
+# (:mod:`remote_stacks`): the module ``remote_stack`` calls it through.
+EXPECTED_CHILD_ENVIRONMENT = ('parent_env', 'child_params',
+                              'item_to_remove', 'child_resource_name')
 
 # What we wrap, with the parameters we rely on.
 EXPECTED = {
@@ -177,6 +184,21 @@ def _check_heat(resource_cls, stack_cls, service_cls,
                             'retrigger_check_resource', None)):
         raise IncompatibleHeat(
             'CheckResource.retrigger_check_resource is missing')
+    _check_remote_stack()
+
+
+def _check_remote_stack() -> None:
+    from heat.engine import environment
+    from heat.engine.resources.openstack.heat import remote_stack
+    if getattr(remote_stack, 'environment', None) is not environment:
+        raise IncompatibleHeat('remote_stack.environment is not '
+                               'heat.engine.environment')
+    found = tuple(inspect.signature(
+        environment.get_child_environment).parameters)
+    if found != EXPECTED_CHILD_ENVIRONMENT:
+        raise IncompatibleHeat('environment.get_child_environment%s, '
+                               'expected %s'
+                               % (found, EXPECTED_CHILD_ENVIRONMENT))
 
 
 def installed() -> bool:
@@ -229,6 +251,7 @@ def install() -> bool:
     _wrap_decision(resource.Resource, resource.Resource.__dict__[_DECISION])
     _wrap_stack(stack.Stack, deadlines, purge)
     _wrap_service(service.EngineService, deadlines, signals)
+    _wrap_remote_stack()
     _installed = True
     return True
 
@@ -419,6 +442,17 @@ def _wrap_hooks(cls) -> None:
     cls._signal_check_action = _signal_check_action
     cls._signal_check_hook = _signal_check_hook
     cls._add_event = _add_event
+
+
+def _wrap_remote_stack() -> None:
+    """A remote stack's environment without its parent's breakpoints."""
+    from heat.engine.resources.openstack.heat import remote_stack
+
+    from heat_breakpoint.engine import remote_stacks
+    _replaced.append((remote_stack, 'environment',
+                      remote_stack.__dict__.get('environment')))
+    remote_stack.environment = remote_stacks.RemoteEnvironment(
+        remote_stack.environment)
 
 
 def _wrap_parked_end(cls, parking) -> None:

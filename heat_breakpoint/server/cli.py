@@ -14,8 +14,9 @@
 For debugging templates on a laptop and for our functional tests: Heat's
 own ``EngineService`` (convergence) and Heat's own heat-api paste app, on
 127.0.0.1, with SQLite in a state directory, oslo.messaging's in-process
-``fake://`` transport and no Keystone (``noauth``). The plugin and the API
-filter are loaded exactly as in a deployed Heat: stevedore and paste.
+``fake://`` transport and no Keystone (``noauth``), or with ``--keystone``
+a real one, as a cloud runs Heat. The plugin and the API filter are
+loaded exactly as in a deployed Heat: stevedore and paste.
 """
 
 import argparse
@@ -87,6 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
                         action='store_false',
                         help='simulate no cloud: resource types of '
                              'services other than Heat are unavailable')
+    parser.add_argument('--keystone', metavar='<url>',
+                        help='authenticate callers with the Keystone at '
+                             'this URL, as a cloud does: its tokens '
+                             '(keystonemiddleware), work deferred to '
+                             'trusts, secure RBAC. Heat\'s own account '
+                             'there comes from OS_USERNAME, OS_PASSWORD, '
+                             'OS_PROJECT_NAME (default: service), '
+                             'OS_USER_DOMAIN_NAME and '
+                             'OS_PROJECT_DOMAIN_NAME (default: Default); '
+                             'default: no Keystone (noauth)')
     parser.add_argument('--no-leaf-sleep', dest='leaf_sleep',
                         action='store_false',
                         help="start a stack's independent resources at "
@@ -118,9 +129,41 @@ def prepare_state_dir(state_dir: str, reset: bool) -> None:
             % (state_dir, exc.strerror or exc))
 
 
-def client_settings(port: int) -> dict:
+def keystone_auth(url: str, environ=os.environ):
+    """Heat's account at the Keystone of ``--keystone``, from ``OS_*``."""
+    missing = [name for name in ('OS_USERNAME', 'OS_PASSWORD')
+               if not environ.get(name)]
+    if missing:
+        raise local_config.SetupError(
+            '--keystone needs the account Heat authenticates as there '
+            '(its service user) in %s' % ' and '.join(missing))
+    return local_config.KeystoneAuth(
+        url=url, username=environ['OS_USERNAME'],
+        password=environ['OS_PASSWORD'],
+        project=environ.get('OS_PROJECT_NAME') or 'service',
+        user_domain=environ.get('OS_USER_DOMAIN_NAME') or 'Default',
+        project_domain=environ.get('OS_PROJECT_DOMAIN_NAME') or 'Default',
+        region=environ.get('OS_REGION_NAME') or 'RegionOne')
+
+
+def client_settings(port: int, keystone=None) -> dict:
+    if keystone is not None:
+        return {'OS_AUTH_TYPE': 'password', 'OS_AUTH_URL': keystone.url}
     return {'OS_AUTH_TYPE': 'none',
             'OS_ENDPOINT': 'http://%s:%d/v1/admin' % (HOST, port)}
+
+
+def auth_line(port: int, keystone=None) -> str:
+    """What the start banner says of the auth the server runs with."""
+    if keystone is None:
+        return ('Auth: none (noauth): every caller is admin of project '
+                'admin, no policy enforced.')
+    return ('Auth: Keystone at %s: its tokens (keystonemiddleware, paste '
+            'flavor %s), work deferred to trusts, secure RBAC; Heat is '
+            '%s of project %s there. Clients find Heat in the catalog '
+            '(orchestration: http://%s:%d/v1/%%(project_id)s).'
+            % (keystone.url, local_config.KEYSTONE_FLAVOR,
+               keystone.username, keystone.project, HOST, port))
 
 
 class LocalHeat:
@@ -128,8 +171,10 @@ class LocalHeat:
 
     def __init__(self, state_dir: str, extra_config_files=(), port=0,
                  simulate=False, cloud_file=None, leaf_sleep=True,
-                 faults_file=None, realistic_times=False):
+                 faults_file=None, realistic_times=False, keystone=None):
         self.state_dir = state_dir
+        # A real Keystone (config.KeystoneAuth), or None: noauth.
+        self.keystone = keystone
         self.faults_file = faults_file
         self.realistic_times = realistic_times
         self.leaf_sleep = leaf_sleep
@@ -163,7 +208,8 @@ class LocalHeat:
             from heat_breakpoint.server import cloud
             self.cloud = cloud.install(cloud.Cloud(
                 self.state_dir, self.cloud_file, self.faults_file,
-                self.realistic_times))
+                self.realistic_times),
+                real_keystone=self.keystone is not None)
             self.cloud.agents.base_url = local_config.base_url(self.port)
         else:
             absent.install()
@@ -176,9 +222,10 @@ class LocalHeat:
             from heat_breakpoint.server.cloud import fault_api
             from heat_breakpoint.server.cloud import identity
             mounts[fault_api.PREFIX] = fault_api.FaultAPI(self.cloud.faults)
-            mounts[identity.PREFIX] = identity.Identity(
-                local_config.base_url(self.port),
-                os.path.join(self.state_dir, 'token_response.json'))
+            if self.keystone is None:
+                mounts[identity.PREFIX] = identity.Identity(
+                    local_config.base_url(self.port),
+                    os.path.join(self.state_dir, 'token_response.json'))
         self.app = mount(heat_config.load_paste_app('heat-api'), mounts)
 
     def _configure(self) -> None:
@@ -188,13 +235,13 @@ class LocalHeat:
         from oslo_log import log as logging
 
         auth_url = None
-        if self.simulate and self.port:
+        if self.simulate and self.port and self.keystone is None:
             from heat_breakpoint.server.cloud import identity
             auth_url = '%s%s/v3' % (local_config.base_url(self.port),
                                     identity.PREFIX)
         paste_file = local_config.write_paste_file(self.state_dir, auth_url)
         conf_file = local_config.write_heat_conf(self.state_dir, paste_file,
-                                                 self.port)
+                                                 self.port, self.keystone)
         args = ['--config-file', conf_file]
         for extra in self.extra_config_files:
             args += ['--config-file', os.path.abspath(extra)]
@@ -327,8 +374,11 @@ def main(argv=None) -> int:
               'cloud (without --no-simulate)', file=sys.stderr)
         return 1
     quiet_eventlet()
+    keystone = None
     sock = None
     try:
+        if args.keystone:
+            keystone = keystone_auth(args.keystone)
         # The port first: a bad one must not reset the state directory.
         sock = bind(args.port)
         prepare_state_dir(args.state_dir, args.reset)
@@ -342,7 +392,7 @@ def main(argv=None) -> int:
     heat = LocalHeat(args.state_dir, args.config_file, port=port,
                      simulate=args.simulate, cloud_file=args.cloud,
                      leaf_sleep=args.leaf_sleep, faults_file=args.faults,
-                     realistic_times=args.realistic_times)
+                     realistic_times=args.realistic_times, keystone=keystone)
     try:
         heat.start()
     except local_config.SetupError as exc:
@@ -366,9 +416,10 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
 
-    settings = client_settings(port)
+    settings = client_settings(port, keystone)
     print('Heat with breakpoints is running on http://%s:%d '
           '(state: %s)' % (HOST, port, args.state_dir))
+    print(auth_line(port, keystone))
     print(heat.cloud.describe() if heat.cloud else
           'No simulated cloud (--no-simulate): only the resource types of '
           'Heat itself are available.')

@@ -13,7 +13,11 @@
 
 Both are generated into the state directory on every start from Heat's
 own files, so the local server always runs the installed Heat as shipped,
-plus our API filter in a pipeline flavor of its own.
+plus our API filter in a pipeline flavor of its own: ``noauth_breakpoint``
+without Keystone, ``default_breakpoint`` (Heat's ``default`` pipeline,
+keystonemiddleware's ``authtoken``, plus our filter) with one. The
+distributed tier configures its Heat with the same functions, and the
+README's Keystone configuration is what :func:`keystone_options` writes.
 """
 
 import configparser
@@ -21,8 +25,11 @@ import json
 import os
 import sys
 import sysconfig
+import typing
 
 FLAVOR = 'noauth_breakpoint'
+# Heat's own ``default`` pipeline (Keystone's authtoken) plus our filter.
+KEYSTONE_FLAVOR = 'default_breakpoint'
 FILTER = 'breakpoint'
 FILTER_FACTORY = 'heat_breakpoint.api.filter:filter_factory'
 HOST = '127.0.0.1'
@@ -65,17 +72,46 @@ def base_url(port: int) -> str:
     return 'http://%s:%d' % (HOST, port)
 
 
-def write_paste_file(state_dir: str, auth_url: str = None) -> str:
-    """Heat's api-paste.ini plus our filter and ``noauth_breakpoint``.
+def with_filter(pipeline: str) -> str:
+    """A stock pipeline with our filter right before its app."""
+    stages = pipeline.split()
+    stages.insert(len(stages) - 1, FILTER)
+    return ' '.join(stages)
 
-    With ``auth_url``, requests name it as their Keystone (the simulated
-    cloud's: :mod:`heat_breakpoint.server.cloud.identity`).
+
+def keystone_pipelines(heat_paste: str = None) -> dict:
+    """``{section: (flavor, pipeline)}``: what a Keystone deployment adds.
+
+    Heat's ``default`` pipelines (``authtoken``) under the flavor
+    :data:`KEYSTONE_FLAVOR`: the native API's with our filter, the CFN
+    API's as they are (heat-api-cfn reads the same flavor and needs no
+    filter).
+    """
+    paste = configparser.RawConfigParser()
+    paste.optionxform = str
+    paste.read(heat_paste or heat_paste_file())
+    if not paste.has_option('composite:api', 'default'):
+        return {}
+    found = {'composite:api': (KEYSTONE_FLAVOR, with_filter(
+        paste.get('composite:api', 'default')))}
+    if paste.has_option('composite:api-cfn', 'default'):
+        found['composite:api-cfn'] = (
+            KEYSTONE_FLAVOR, paste.get('composite:api-cfn', 'default'))
+    return found
+
+
+def write_paste_file(state_dir: str, auth_url: str = None) -> str:
+    """Heat's api-paste.ini plus our filter and its two flavors.
+
+    ``noauth_breakpoint`` (no Keystone) and ``default_breakpoint``
+    (Keystone, :func:`keystone_pipelines`); heat.conf picks one. With
+    ``auth_url``, requests of the noauth flavor name it as their Keystone
+    (the simulated cloud's: :mod:`heat_breakpoint.server.cloud.identity`).
     """
     paste = configparser.RawConfigParser()
     paste.optionxform = str
     paste.read(heat_paste_file())
-    stages = paste.get('composite:api', 'noauth').split()
-    stages.insert(len(stages) - 1, FILTER)
+    stages = with_filter(paste.get('composite:api', 'noauth')).split()
     cfn_stages = CFN_PIPELINE.split()
     if auth_url:
         for pipeline in (stages, cfn_stages):
@@ -84,13 +120,16 @@ def write_paste_file(state_dir: str, auth_url: str = None) -> str:
             'paste.filter_factory': AUTH_URL_FACTORY, 'auth_url': auth_url}
     paste.set('composite:api', FLAVOR, ' '.join(stages))
     paste['filter:%s' % FILTER] = {'paste.filter_factory': FILTER_FACTORY}
+    for section, (flavor, pipeline) in keystone_pipelines().items():
+        paste.set(section, flavor, pipeline)
     # Heat 24 (2025.1) names its root app per flavor, ``heat-api-noauth``,
     # and loads ``heat-api-<flavor>`` only; later releases fall back to
     # ``heat-api``.
     per_flavor = 'composite:heat-api-noauth'
     if paste.has_section(per_flavor):
-        paste['composite:heat-api-%s' % FLAVOR] = dict(
-            paste.items(per_flavor))
+        for flavor in (FLAVOR, KEYSTONE_FLAVOR):
+            paste['composite:heat-api-%s' % flavor] = dict(
+                paste.items(per_flavor))
     if paste.has_section('composite:api-cfn'):
         paste.set('composite:api-cfn', FLAVOR, ' '.join(cfn_stages))
     path = os.path.join(state_dir, 'api-paste.ini')
@@ -157,8 +196,70 @@ def write_token_response(state_dir: str, port: int) -> str:
     return path
 
 
+class KeystoneAuth(typing.NamedTuple):
+    """A Keystone Heat authenticates against, and Heat's account there.
+
+    ``username`` and ``password``: Heat's service user (it validates the
+    callers' tokens and is the trustee of every stack's trust). The stack
+    user domain (for the users Heat makes for wait conditions and
+    deployments) and its admin are optional, as in Heat.
+    """
+    url: str
+    username: str
+    password: str
+    project: str = 'service'
+    user_domain: str = 'Default'
+    project_domain: str = 'Default'
+    region: str = 'RegionOne'
+    stack_user_domain: str = None
+    stack_domain_admin: str = None
+    stack_domain_admin_password: str = None
+
+
+def keystone_options(auth: KeystoneAuth) -> dict:
+    """heat.conf as a cloud with Keystone configures it, by section.
+
+    Tokens validated by keystonemiddleware (``[keystone_authtoken]``);
+    the operation's work deferred to a trust Heat's service user holds
+    (``deferred_auth_method`` and ``reauthentication_auth_method`` =
+    ``trusts``, ``[trustee]``), so that it outlives the caller's token;
+    secure RBAC on (Keystone gives ``member`` the ``reader`` role).
+    """
+    service = {'auth_type': 'password', 'auth_url': auth.url,
+               'username': auth.username, 'password': auth.password,
+               'user_domain_name': auth.user_domain}
+    default = {'deferred_auth_method': 'trusts',
+               'reauthentication_auth_method': 'trusts',
+               # Work on a trust makes remote stacks (OS::Heat::Stack),
+               # which need trusts of their own (Keystone's [trust]
+               # allow_redelegation too).
+               'allow_trusts_redelegation': 'true',
+               'region_name_for_services': auth.region}
+    if auth.stack_user_domain:
+        default.update({
+            'stack_user_domain_name': auth.stack_user_domain,
+            'stack_domain_admin': auth.stack_domain_admin,
+            'stack_domain_admin_password':
+                auth.stack_domain_admin_password})
+    return {
+        'DEFAULT': default,
+        'paste_deploy': {'flavor': KEYSTONE_FLAVOR},
+        'keystone_authtoken': dict(
+            service, www_authenticate_uri=auth.url,
+            project_name=auth.project,
+            project_domain_name=auth.project_domain,
+            region_name=auth.region),
+        'trustee': service,
+        'clients_keystone': {'auth_uri': auth.url},
+        'ec2authtoken': {'auth_uri': auth.url.rstrip('/') + '/v3'},
+        'oslo_policy': {'enforce_new_defaults': 'true',
+                        'enforce_scope': 'true'},
+    }
+
+
 def write_heat_conf(state_dir: str, paste_file: str,
-                    port: int = 0) -> str:
+                    port: int = 0, keystone: KeystoneAuth = None) -> str:
+    """heat.conf of the local Heat: noauth, or ``keystone``'s."""
     conf = configparser.RawConfigParser()
     conf['DEFAULT'] = {
         'host': 'heat-breakpoint-local',
@@ -181,8 +282,9 @@ def write_heat_conf(state_dir: str, paste_file: str,
                 url + CFN_PREFIX + '/v1/waitcondition',
             'heat_metadata_server_url': url + CFN_PREFIX + '/',
         })
-        conf['noauth'] = {
-            'token_response': write_token_response(state_dir, port)}
+        if keystone is None:
+            conf['noauth'] = {
+                'token_response': write_token_response(state_dir, port)}
         conf['clients_heat'] = {'url': url + '/v1/%(tenant_id)s'}
     database = os.path.join(state_dir, 'heat.sqlite')
     conf['database'] = {'connection': 'sqlite:///%s' % database}
@@ -193,6 +295,11 @@ def write_heat_conf(state_dir: str, paste_file: str,
     # to imply 'reader' from it, the new policy defaults would refuse all.
     conf['oslo_policy'] = {'enforce_new_defaults': 'false',
                            'enforce_scope': 'false'}
+    if keystone is not None:
+        for section, values in keystone_options(keystone).items():
+            if not conf.has_section(section) and section != 'DEFAULT':
+                conf[section] = {}
+            conf[section].update(values)
     path = os.path.join(state_dir, 'heat.conf')
     with open(path, 'w') as out:
         out.write('# Generated by heat-breakpoint-server on every start; '

@@ -84,8 +84,9 @@ class LocalHeatProcess:
                 raise RuntimeError('server exited with %s:\n%s' % (
                     self.proc.returncode, self.read_output()))
             try:
+                # 401: up, behind a Keystone (--keystone).
                 if requests.get(self.endpoint + '/stacks',
-                                timeout=2).status_code == 200:
+                                timeout=2).status_code in (200, 401):
                     return self
             except requests.RequestException:
                 pass

@@ -27,9 +27,16 @@ import pytest
 
 from tests.distributed import common
 from tests.distributed import harness
+from tests.distributed import identity
 
 ENGINES = 2
 TIMEOUT_MINS = 1
+# Test-only Heat plugins of the Keystone tier's engines.
+TEST_PLUGINS = (os.path.join(os.path.dirname(__file__), 'heat_plugins'),
+                os.path.join(os.path.dirname(os.path.dirname(__file__)),
+                             'functional', 'heat_plugins'))
+#: The resource whose releases the Keystone tier's engines cut off.
+CUT_GATE = 'cutgate'
 
 
 @pytest.fixture(scope='session')
@@ -40,6 +47,10 @@ def deployment(request):
     dep = harness.Deployment()
     request.config._distributed_deployment = dep
     try:
+        if _uses(request, 'keystone_cluster'):
+            # Keystone starts while the broker and the database do.
+            identity.ensure_installed(log=summary.append)
+            dep.start_keystone()
         dep.start_services()
         summary.append('RabbitMQ and MariaDB up %.0f s after the start'
                        % (time.monotonic() - started))
@@ -107,6 +118,57 @@ def _start(request, dep, name, **kwargs):
 def cluster(request, deployment):
     """heat-api and two heat-engines, [breakpoint] options as shipped."""
     return _start(request, deployment, 'heat', engines=ENGINES)
+
+
+def _uses(request, fixture):
+    return any(fixture in getattr(item, 'fixturenames', ())
+               for item in request.session.items)
+
+
+@pytest.fixture(scope='session')
+def keystone(request, deployment):
+    """The real Keystone (:mod:`identity`), populated."""
+    started = time.monotonic()
+    ks = deployment.keystone_ready()
+    request.config._distributed_summary.append(
+        'Keystone %s (keystone-manage x4, gunicorn, users and roles) up '
+        'in %.0f s, of which %.0f s spent waiting for it after the broker '
+        'and the database' % (_version('keystone'),
+                              deployment.keystone_seconds,
+                              time.monotonic() - started))
+    return ks
+
+
+def _version(name):
+    from importlib import metadata
+    return metadata.version(name)
+
+
+@pytest.fixture(scope='session')
+def keystone_cluster(request, deployment, keystone):
+    """heat-api and two heat-engines behind the real Keystone.
+
+    Configured as a cloud configures Heat: keystonemiddleware's
+    ``authtoken`` in the pipeline with our filter, trusts for deferred
+    work, a stack user domain, secure RBAC
+    (:func:`heat_breakpoint.server.config.keystone_options`). Its own
+    database and RabbitMQ virtual host.
+    """
+    cluster = deployment.add_cluster(
+        'keystone', engines=ENGINES, vhost='keystone', keystone=keystone,
+        # Test::WhoAmI, who the checks that create it run as; and the
+        # releases of CUT_GATE cut off after their claim (cut_release).
+        options={'DEFAULT': {'plugin_dirs': ','.join(TEST_PLUGINS)}},
+        engine_env={'CUT_RELEASE': 'fail:%s' % CUT_GATE,
+                    'CUT_RELEASE_STUCK_SECONDS': '5'})
+    keystone.register_heat(cluster.url)
+    started = time.monotonic()
+    cluster.start()
+    request.config._distributed_summary.append(
+        'deployment %r (db_sync, %d engines, heat-api, authtoken) up in '
+        '%.0f s' % (cluster.name, len(cluster.engines),
+                    time.monotonic() - started))
+    return cluster
 
 
 @pytest.fixture(scope='session')

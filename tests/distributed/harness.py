@@ -438,10 +438,23 @@ class MariaDB:
 
 # -- Heat ---------------------------------------------------------------------
 
-def write_paste_file(directory):
-    """Heat's api-paste.ini plus our filter (flavor ``noauth_breakpoint``)."""
+def write_paste_file(directory, keystone=False):
+    """Heat's api-paste.ini plus our filter and flavors; the flavor used.
+
+    ``noauth_breakpoint``, or with Keystone ``default_breakpoint`` (and,
+    for the policy tests only, Heat's pipeline without our filter under
+    ``/stock``).
+    """
     from heat_breakpoint.server import config
-    return config.write_paste_file(directory), config.FLAVOR
+    path = config.write_paste_file(directory)
+    if not keystone:
+        return path, config.FLAVOR
+    from tests import policy_roles
+    paste = policy_roles.read_paste(path)
+    policy_roles.serve_stock(paste, config.KEYSTONE_FLAVOR)
+    with open(path, 'w') as out:
+        paste.write(out)
+    return path, config.KEYSTONE_FLAVOR
 
 
 def write_conf(path, sections):
@@ -457,8 +470,13 @@ class HeatCluster:
     """heat-api and heat-engines sharing one heat.conf, broker and DB."""
 
     def __init__(self, base_dir, name, rabbit, mariadb, engines=2,
-                 breakpoint_options=None, vhost='/', options=None):
+                 breakpoint_options=None, vhost='/', options=None,
+                 keystone=None, engine_env=None):
         self.name = name
+        # A real Keystone (:class:`identity.Keystone`), or noauth.
+        self.keystone = keystone
+        # More of the engines' environment (test-only Heat plugins read it).
+        self.engine_env = dict(engine_env or {})
         self.dir = os.path.join(base_dir, name)
         os.makedirs(self.dir)
         self.rabbit = rabbit
@@ -483,7 +501,8 @@ class HeatCluster:
         connection = self.mariadb.create_database(self.database)
         transport_url = (self.rabbit.url() if self.vhost == '/' else
                          self.rabbit.add_vhost(self.vhost))
-        paste, flavor = write_paste_file(self.dir)
+        paste, flavor = write_paste_file(self.dir,
+                                         keystone=self.keystone is not None)
         sections = {
             'DEFAULT': {
                 'transport_url': transport_url,
@@ -503,6 +522,12 @@ class HeatCluster:
             'oslo_concurrency': {'lock_path': os.path.join(self.dir,
                                                            'locks')},
         }
+        if self.keystone is not None:
+            # As a cloud with Keystone configures Heat (the README's).
+            from heat_breakpoint.server import config
+            for section, values in config.keystone_options(
+                    self.keystone.auth_options()).items():
+                sections.setdefault(section, {}).update(values)
         if self.breakpoint_options:
             sections['breakpoint'] = {
                 key: str(value).lower() if isinstance(value, bool)
@@ -553,7 +578,8 @@ class HeatCluster:
         proc = Process(name, [os.path.join(BIN, 'heat-engine'),
                               '--config-file', self.conf,
                               '--config-file', own],
-                       os.path.join(self.dir, '%s.out' % name))
+                       os.path.join(self.dir, '%s.out' % name),
+                       env=dict(os.environ, **self.engine_env))
         self.engines[name] = proc.start()
         if wait:
             self.wait_engine(name)
@@ -592,6 +618,8 @@ class HeatCluster:
             if not self.api.alive():
                 raise HarnessError('heat-api exited:\n%s'
                                    % self.api.output())
+            if self.keystone is not None:
+                return list(self.client().stacks.list(limit=1)) is not None
             return requests.get(self.endpoint() + '/stacks',
                                 timeout=5).status_code == 200
         wait_for(answers, timeout, 'heat-api on port %d' % self.api_port)
@@ -633,20 +661,43 @@ class HeatCluster:
         return 'http://127.0.0.1:%d' % self.api_port
 
     def endpoint(self, project='admin'):
+        if self.keystone is not None:
+            project = self.keystone.ids.get(project, project)
         return '%s/v1/%s' % (self.url, project)
+
+    #: Who calls Heat when a test names no one, with Keystone.
+    USER = 'alpha-member'
 
     @property
     def env(self):
+        """``OS_*`` of the ``openstack`` CLI (Keystone: :attr:`USER`)."""
+        if self.keystone is not None:
+            return self.keystone.env(self.USER)
         return {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint()}
 
     def client(self, project='admin'):
-        """A heatclient v1 client (noauth: the URL names the project)."""
+        """A heatclient v1 client (noauth: the URL names the project).
+
+        With Keystone: as :attr:`USER` (see :meth:`client_as`).
+        """
         from heatclient import client as heat_client
+        if self.keystone is not None:
+            return self.client_as(self.USER)
         from keystoneauth1 import noauth
         from keystoneauth1 import session
         sess = session.Session(auth=noauth.NoAuth())
         return heat_client.Client('1', session=sess,
                                   endpoint_override=self.endpoint(project))
+
+    def client_as(self, user, project=None):
+        """A heatclient of one of Keystone's users: Heat from its catalog."""
+        from heatclient import client as heat_client
+
+        from tests.distributed import identity
+        return heat_client.Client(
+            '1', session=self.keystone.session(user, project),
+            service_type='orchestration', interface='public',
+            region_name=identity.REGION)
 
     def read_log(self, name):
         try:
@@ -711,13 +762,21 @@ class HeatCluster:
 
 
 class Deployment:
-    """Broker + database + Heat clusters, started and stopped together."""
+    """Broker + database + Heat clusters, started and stopped together.
+
+    And a Keystone (:mod:`identity`), started beside the broker and the
+    database when :meth:`start_keystone` is called, for the clusters that
+    ask for it.
+    """
 
     def __init__(self, base_dir=None):
         self.base_dir = base_dir or tempfile.mkdtemp(
             prefix='heat-breakpoint-distributed-')
         self.rabbit = None
         self.mariadb = None
+        self.keystone = None
+        self._keystone_start = None
+        self.keystone_seconds = None
         self.clusters = []
         self.stop_seconds = 0.0
 
@@ -727,6 +786,37 @@ class Deployment:
         self.mariadb.start()
         self.rabbit.start()
         return self
+
+    def start_keystone(self):
+        """Start Keystone in the background (see :meth:`keystone_ready`)."""
+        import threading
+
+        from tests.distributed import identity
+        self.keystone = identity.Keystone(self.base_dir)
+        outcome = {}
+
+        def start():
+            started = time.monotonic()
+            try:
+                self.keystone.start().populate()
+            except BaseException as exc:  # noqa: raised where it is used
+                outcome['error'] = exc
+            self.keystone_seconds = time.monotonic() - started
+        self._keystone_start = threading.Thread(target=start, daemon=True)
+        self._keystone_start.start()
+        self._keystone_outcome = outcome
+        return self
+
+    def keystone_ready(self, timeout=300):
+        """The started Keystone, populated; its error if it failed."""
+        if self._keystone_start is None:
+            self.start_keystone()
+        self._keystone_start.join(timeout)
+        if self._keystone_start.is_alive():
+            raise HarnessError('Keystone not ready after %d s' % timeout)
+        if 'error' in self._keystone_outcome:
+            raise self._keystone_outcome['error']
+        return self.keystone
 
     def add_cluster(self, name, **kwargs):
         cluster = HeatCluster(self.base_dir, name, self.rabbit,
@@ -738,7 +828,7 @@ class Deployment:
         procs = []
         for cluster in self.clusters:
             procs += cluster.all_processes()
-        for service in (self.rabbit, self.mariadb):
+        for service in (self.rabbit, self.mariadb, self.keystone):
             if service is not None:
                 procs += [p for p in (getattr(service, 'server', None),
                                       getattr(service, 'epmd', None)) if p]
@@ -753,8 +843,11 @@ class Deployment:
         stop_all(heat)
         for cluster in self.clusters:
             cluster.stop()
+        if self._keystone_start is not None:
+            self._keystone_start.join(120)
         stop_all([getattr(self.rabbit, 'server', None),
-                  getattr(self.mariadb, 'server', None)])
+                  getattr(self.mariadb, 'server', None),
+                  getattr(self.keystone, 'server', None)])
         stop_all([getattr(self.rabbit, 'epmd', None)])
         self.stop_seconds = time.monotonic() - started
         left = {p.name: p.group_pids() for p in self.processes()

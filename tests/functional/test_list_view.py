@@ -115,6 +115,37 @@ def test_view_lists_a_stock_hook(heat_server, heat, stack_name):
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
 
 
+def test_a_stock_hook_passed_reads_done(heat_server, heat, stack_name):
+    """A stock pre-create hook on a created resource never holds again.
+
+    A, hooked by hand, is released the stock way and created while a
+    breakpoint holds C: its row is done, not armed; so it stays once
+    the stack is complete (stock Heat only holds pre-create in the
+    stack's create). B's pre-update hook is armed for the next update.
+    """
+    env = {'resource_registry': {'resources': {
+        'A': {'hooks': 'pre-create'}, 'B': {'hooks': 'pre-update'}}}}
+    heat.stacks.create(stack_name=stack_name,
+                       template=test_engine.template('chain.yaml'),
+                       environment=test_engine.breakpoint_env('C', env=env))
+    utils.wait_for(lambda: [row for row in view(heat_server, stack_name)
+                            .json()['breakpoints']
+                            if row['state'] == 'held'], 60,
+                   what='the stock hook hold')
+    heat.resources.signal(stack_name, 'A', data={'unset_hook': 'pre-create'})
+    test_engine.wait_held(heat, stack_name, 'C')
+    utils.wait_resource(heat, stack_name, 'A', 'CREATE_COMPLETE')
+
+    def hook_rows():
+        return sorted((row['resource'], row['state'], row['source'])
+                      for row in view(heat_server, stack_name).json()[
+                          'breakpoints'] if row['source'] == 'hook')
+    assert hook_rows() == [('A', 'done', 'hook'), ('B', 'armed', 'hook')]
+    bp_v1.BreakpointManager(heat).continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE', timeout=60)
+    assert hook_rows() == [('A', 'done', 'hook'), ('B', 'armed', 'hook')]
+
+
 def test_time_held_is_not_counted_in_timeout_remaining(heat_server, heat,
                                                        stack_name):
     test_engine.create(heat, stack_name, 'chain.yaml', 'B', timeout_mins=10)

@@ -24,6 +24,8 @@ meets the engine's own check only.
 
 The member paths run on the local server's default configuration too
 (RBAC off, every caller ``admin``): ``test_member_*`` with ``default``.
+The Keystone tier runs these tests again with real users and tokens
+(``tests/distributed/test_8_keystone_policy.py``, its own ``rbac``).
 """
 
 import contextlib
@@ -116,8 +118,46 @@ def _environment():
         env, breakpoints.parse_names(['last'], None, breakpoints.AFTER))
 
 
+class HeaderCallers(object):
+    """Who calls, on a local server with the test-only role filter.
+
+    A caller is named as that filter reads a token, ``<roles>@<project>``
+    (:data:`MEMBER`, :data:`READER`...), and the name is the token. The
+    Keystone tier runs the same tests with real users and tokens behind
+    the same interface (``tests/distributed/test_8_keystone_policy.py``).
+    """
+
+    def __init__(self, server):
+        self.server = server
+        self.url = server.url
+
+    def token(self, who):
+        return who
+
+    def endpoint(self, who, prefix=''):
+        return '%s%s/v1/%s' % (self.url, prefix, who.rpartition('@')[2])
+
+    def client(self, who, prefix=''):
+        """A heatclient of ``who``, for the project the caller is in."""
+        endpoint = self.endpoint(who, prefix)
+        sess = ks_session.Session(auth=token_endpoint.Token(
+            endpoint, self.token(who)))
+        return heat_client.Client('1', session=sess,
+                                  endpoint_override=endpoint)
+
+    def osc_env(self, who):
+        """``OS_*`` of the ``openstack`` CLI calling as ``who``."""
+        return {'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': self.token(who),
+                'OS_ENDPOINT': self.endpoint(who)}
+
+
+def as_caller(rbac, who):
+    """What :func:`conftest.run_openstack` takes: ``who``'s ``env``."""
+    return type('Caller', (), {'env': rbac.osc_env(who)})
+
+
 @pytest.fixture(scope='module')
-def rbac_server():
+def rbac():
     directory = tempfile.mkdtemp(prefix='heat-breakpoint-rbac-')
     conf = policy_roles.write_rbac_config(directory)
     saved = os.environ.get('PYTHONPATH')
@@ -133,25 +173,17 @@ def rbac_server():
             os.environ.pop('PYTHONPATH', None)
         else:
             os.environ['PYTHONPATH'] = saved
-    yield server
+    yield HeaderCallers(server)
     server.remove()
     shutil.rmtree(directory, ignore_errors=True)
 
 
-def client(server, token, prefix=''):
-    """A heatclient for the project the token names."""
-    project = token.rpartition('@')[2]
-    endpoint = '%s%s/v1/%s' % (server.url, prefix, project)
-    sess = ks_session.Session(auth=token_endpoint.Token(endpoint, token))
-    return heat_client.Client('1', session=sess, endpoint_override=endpoint)
-
-
-def create_held(server, token, name, fail=True):
+def create_held(rbac, who, name, fail=True):
     """The shared stack shape, held at alone (before) and flaky (failed).
 
     With ``fail=False``, alone (before) and last (after its create).
     """
-    hc = client(server, token)
+    hc = rbac.client(who)
     hc.stacks.create(stack_name=name, template=TEMPLATE,
                      environment=_environment(), parameters={'fail': fail})
     manager = bp_v1.BreakpointManager(hc)
@@ -218,19 +250,15 @@ class OSC(object):
     name = 'osc'
     ARGV = {'continue_to': lambda s, r: ['continue', s, '--to', r]}
 
-    def __init__(self, server, prefix=''):
-        self.server, self.prefix = server, prefix
+    def __init__(self, rbac):
+        self.rbac = rbac
 
-    def run(self, token, verb, stack, *args):
+    def run(self, who, verb, stack, *args):
         argv = self.ARGV.get(verb, lambda s, *a: [verb, s] + list(a))(
             stack, *args)
-        caller = type('Caller', (), {'env': {
-            'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': token,
-            'OS_ENDPOINT': '%s/v1/%s' % (self.server.url,
-                                         token.rpartition('@')[2])}})
         with answers_recorded() as answers:
             code, out, err = conftest.run_openstack(
-                caller, 'stack', 'breakpoint', *argv)
+                as_caller(self.rbac, who), 'stack', 'breakpoint', *argv)
         return Result(code == 0, out + err, answers)
 
 
@@ -241,20 +269,21 @@ class Legacy(object):
     ARGV = {'continue_to': lambda s, r: ['breakpoint-continue', s, '--to',
                                          r]}
 
-    def __init__(self, server):
-        self.server = server
+    def __init__(self, rbac):
+        self.rbac = rbac
 
-    def run(self, token, verb, stack, *args):
+    def run(self, who, verb, stack, *args):
         from heatclient_ext import shell
         argv = self.ARGV.get(verb, lambda s, *a: [
             'breakpoint-%s' % verb, s] + list(a))(stack, *args)
-        endpoint = '%s/v1/%s' % (self.server.url, token.rpartition('@')[2])
+        endpoint = self.rbac.endpoint(who)
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr), \
                 answers_recorded() as answers:
             code = shell.main(['--os-no-client-auth', '--heat-url', endpoint,
-                               '--os-auth-token', token] + argv)
+                               '--os-auth-token', self.rbac.token(who)] +
+                              argv)
         return Result(code == 0, stdout.getvalue() + stderr.getvalue(),
                       answers)
 
@@ -264,11 +293,11 @@ class PythonAPI(object):
 
     name = 'api'
 
-    def __init__(self, server):
-        self.server = server
+    def __init__(self, rbac):
+        self.rbac = rbac
 
-    def run(self, token, verb, stack, *args):
-        hc = client(self.server, token)
+    def run(self, who, verb, stack, *args):
+        hc = self.rbac.client(who)
         manager = bp_v1.BreakpointManager(hc)
         calls = {
             'list': lambda: manager.list(stack),
@@ -292,8 +321,8 @@ class PythonAPI(object):
 FRONT_ENDS = {'osc': OSC, 'legacy': Legacy, 'api': PythonAPI}
 
 
-def front_end(name, server):
-    return FRONT_ENDS[name](server)
+def front_end(name, rbac):
+    return FRONT_ENDS[name](rbac)
 
 
 def refused(result, rule):
@@ -318,9 +347,9 @@ def rule_of(verb):
 # -- one held stack that no refused caller may change ---------------------
 
 @pytest.fixture(scope='module')
-def held_stack(rbac_server):
+def held_stack(rbac):
     name = 'policy-held'
-    hc = create_held(rbac_server, MEMBER, name)
+    hc = create_held(rbac, MEMBER, name)
     before = view_of(hc, name)
     yield name
     # Whatever was refused above, nothing of the operation changed.
@@ -329,16 +358,16 @@ def held_stack(rbac_server):
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
 @pytest.mark.parametrize('verb, args', CHANGING)
-def test_reader_is_refused_every_change(rbac_server, held_stack, fe, verb,
+def test_reader_is_refused_every_change(rbac, held_stack, fe, verb,
                                         args):
-    result = front_end(fe, rbac_server).run(READER, verb, held_stack, *args)
+    result = front_end(fe, rbac).run(READER, verb, held_stack, *args)
     refused(result, rule_of(verb))
 
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
 @pytest.mark.parametrize('verb, args', VIEWING)
-def test_reader_can_look(rbac_server, held_stack, fe, verb, args):
-    result = front_end(fe, rbac_server).run(READER, verb, held_stack, *args)
+def test_reader_can_look(rbac, held_stack, fe, verb, args):
+    result = front_end(fe, rbac).run(READER, verb, held_stack, *args)
     assert result.ok, result
     assert 'alone' in result.text
 
@@ -346,19 +375,18 @@ def test_reader_can_look(rbac_server, held_stack, fe, verb, args):
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
 @pytest.mark.parametrize('token', [STACK_USER, NO_ROLE])
 @pytest.mark.parametrize('verb, args', VIEWING + CHANGING)
-def test_stack_user_and_no_role_are_refused(rbac_server, held_stack, fe,
+def test_stack_user_and_no_role_are_refused(rbac, held_stack, fe,
                                             token, verb, args):
     # Every command looks at the breakpoints first: refused there.
-    refused(front_end(fe, rbac_server).run(token, verb, held_stack, *args),
+    refused(front_end(fe, rbac).run(token, verb, held_stack, *args),
             'breakpoints:index')
 
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
 @pytest.mark.parametrize('verb, args', VIEWING + CHANGING)
-def test_another_project_learns_nothing(rbac_server, held_stack, fe, verb,
+def test_another_project_learns_nothing(rbac, held_stack, fe, verb,
                                         args):
-    result = front_end(fe, rbac_server).run(OTHER_MEMBER, verb, held_stack,
-                                            *args)
+    result = front_end(fe, rbac).run(OTHER_MEMBER, verb, held_stack, *args)
     assert not result.ok, result
     assert 'not found' in result.text.lower(), result
     said = result.text.replace(held_stack, '')
@@ -367,11 +395,11 @@ def test_another_project_learns_nothing(rbac_server, held_stack, fe, verb,
     assert not [w for w in SECRETS_OF_THE_STACK if w in said], result
 
 
-def test_another_project_gets_404_by_id(rbac_server, held_stack):
-    stack = client(rbac_server, MEMBER).stacks.get(held_stack)
-    other = '%s/v1/%s/stacks/%s/%s' % (rbac_server.url, OTHER_PROJECT,
-                                       held_stack, stack.id)
-    headers = {'X-Auth-Token': OTHER_MEMBER}
+def test_another_project_gets_404_by_id(rbac, held_stack):
+    stack = rbac.client(MEMBER).stacks.get(held_stack)
+    other = '%s/stacks/%s/%s' % (rbac.endpoint(OTHER_MEMBER), held_stack,
+                                 stack.id)
+    headers = {'X-Auth-Token': rbac.token(OTHER_MEMBER)}
     view = requests.get(other + '/breakpoints', headers=headers)
     signal = requests.post(
         other + '/resources/alone/signal', headers=headers,
@@ -382,8 +410,8 @@ def test_another_project_gets_404_by_id(rbac_server, held_stack):
         assert not [w for w in SECRETS_OF_THE_STACK if w in said], said
 
 
-def test_reader_watch_looks_and_cannot_release(rbac_server, held_stack):
-    hc = client(rbac_server, READER)
+def test_reader_watch_looks_and_cannot_release(rbac, held_stack):
+    hc = rbac.client(READER)
     out = io.StringIO()
     session = bp_watch.Session(
         hc, held_stack, out, interactive=True,
@@ -398,9 +426,9 @@ def test_reader_watch_looks_and_cannot_release(rbac_server, held_stack):
     assert text.count('not authorized') == 6, text
 
 
-def test_osc_watch_as_reader(rbac_server, held_stack, monkeypatch):
+def test_osc_watch_as_reader(rbac, held_stack, monkeypatch):
     monkeypatch.setattr('sys.stdin', io.StringIO('c\nq\n'))
-    result = OSC(rbac_server).run(READER, 'watch', held_stack, '-i')
+    result = OSC(rbac).run(READER, 'watch', held_stack, '-i')
     assert result.ok, result
     assert 'You are not authorized to use breakpoints:continue' in \
         result.text
@@ -408,12 +436,9 @@ def test_osc_watch_as_reader(rbac_server, held_stack, monkeypatch):
 
 @pytest.mark.skipif(shutil.which('tmux') is None,
                     reason='tmux is not installed')
-def test_reader_watch_interactive_in_a_terminal(rbac_server, held_stack):
+def test_reader_watch_interactive_in_a_terminal(rbac, held_stack):
     """As a person types: the prompt shows, each release says 403."""
-    caller = type('Caller', (), {'env': {
-        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
-        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
-    pane = test_watch_interactive.Pane(caller, [
+    pane = test_watch_interactive.Pane(as_caller(rbac, READER), [
         'openstack', 'stack', 'breakpoint', 'watch', '-i', held_stack])
     try:
         pane.wait('Enter: step it')
@@ -445,40 +470,34 @@ RAW = [
                          ids=['our-api', 'stock-api'])
 @pytest.mark.parametrize('token', [READER, STACK_USER])
 @pytest.mark.parametrize('payload, rule', RAW)
-def test_raw_signal_cannot_bypass(rbac_server, held_stack, prefix, token,
+def test_raw_signal_cannot_bypass(rbac, held_stack, prefix, token,
                                   payload, rule):
     """heat-api refuses it; without our filter, the engine does."""
-    stack = client(rbac_server, MEMBER).stacks.get(held_stack)
-    hc = client(rbac_server, token, prefix)
+    stack = rbac.client(MEMBER).stacks.get(held_stack)
+    hc = rbac.client(token, prefix)
     with pytest.raises(heat_exc.HTTPForbidden) as caught:
         hc.resources.signal('%s/%s' % (held_stack, stack.id), 'alone',
                             data=payload)
     assert 'breakpoints:%s' % rule in str(caught.value)
 
 
-def test_raw_signal_in_osc_as_reader(rbac_server, held_stack):
-    caller = type('Caller', (), {'env': {
-        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
-        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+def test_raw_signal_in_osc_as_reader(rbac, held_stack):
     code, out, err = conftest.run_openstack(
-        caller, 'stack', 'resource', 'signal', held_stack, 'alone',
-        '--data', json.dumps({'unset_hook': 'pre-create',
-                              reasons.SIGNAL_KEY: 'step'}))
+        as_caller(rbac, READER), 'stack', 'resource', 'signal', held_stack,
+        'alone', '--data', json.dumps({'unset_hook': 'pre-create',
+                                       reasons.SIGNAL_KEY: 'step'}))
     assert code != 0
     assert 'You are not authorized to use breakpoints:step' in out + err
 
 
 # -- stock behaviour stays stock -----------------------------------------
 
-def test_stock_hook_clear_keeps_resource_signal(rbac_server):
+def test_stock_hook_clear_keeps_resource_signal(rbac):
     """A reader may clear a breakpoint's hook the stock way, as in Heat."""
     name = 'policy-hook-clear'
-    hc = create_held(rbac_server, MEMBER, name, fail=False)
-    caller = type('Caller', (), {'env': {
-        'OS_AUTH_TYPE': 'admin_token', 'OS_TOKEN': READER,
-        'OS_ENDPOINT': '%s/v1/%s' % (rbac_server.url, PROJECT)}})
+    hc = create_held(rbac, MEMBER, name, fail=False)
     code, out, err = conftest.run_openstack(
-        caller, 'stack', 'hook', 'clear', name, 'alone')
+        as_caller(rbac, READER), 'stack', 'hook', 'clear', name, 'alone')
     assert code == 0, out + err
     utils.wait_resource(hc, name, 'alone', 'CREATE_COMPLETE')
 
@@ -493,10 +512,10 @@ def commands_told(hc, name):
                   if ev.resource_status_reason in told)
 
 
-def member_does_everything(server, fe, token, name):
+def member_does_everything(rbac, fe, token, name):
     """Every command, in an order that keeps something to act on."""
-    run = front_end(fe, server).run
-    hc = create_held(server, token, name)
+    run = front_end(fe, rbac).run
+    hc = create_held(rbac, token, name)
     manager = bp_v1.BreakpointManager(hc)
     for verb, args in VIEWING:
         assert run(token, verb, name, *args).ok
@@ -549,12 +568,12 @@ def member_does_everything(server, fe, token, name):
 
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
-def test_member_can_do_everything(rbac_server, fe):
-    member_does_everything(rbac_server, fe, MEMBER, 'policy-member-' + fe)
+def test_member_can_do_everything(rbac, fe):
+    member_does_everything(rbac, fe, MEMBER, 'policy-member-' + fe)
 
 
 @pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
 def test_member_paths_with_rbac_off(heat_server, fe):
     """The local server's default: noauth's admin, legacy defaults."""
-    member_does_everything(heat_server, fe, 'admin@admin',
+    member_does_everything(HeaderCallers(heat_server), fe, 'admin@admin',
                            'policy-default-' + fe)

@@ -38,6 +38,7 @@ paste.composite_factory = heat.api:root_app_factory
 
 [composite:api]
 paste.composite_factory = heat.api:pipeline_factory
+default = cors request_id faultwrap authurl authtoken context apiv1app
 noauth = cors request_id faultwrap noauth context apiv1app
 """
 
@@ -66,11 +67,15 @@ def write(tmp_path, monkeypatch, heat_paste):
 
 def test_heat_24_gets_a_root_app_for_our_flavor(tmp_path, monkeypatch):
     paste = write(tmp_path, monkeypatch, HEAT_24_PASTE)
-    ours = 'composite:heat-api-%s' % config.FLAVOR
-    assert dict(paste.items(ours)) == dict(
-        paste.items('composite:heat-api-noauth'))
-    assert paste.get('composite:api', config.FLAVOR).split()[-2:] == [
-        config.FILTER, 'apiv1app']
+    for flavor in (config.FLAVOR, config.KEYSTONE_FLAVOR):
+        ours = 'composite:heat-api-%s' % flavor
+        assert dict(paste.items(ours)) == dict(
+            paste.items('composite:heat-api-noauth'))
+        assert paste.get('composite:api', flavor).split()[-2:] == [
+            config.FILTER, 'apiv1app']
+    assert paste.get('composite:api', config.KEYSTONE_FLAVOR) == (
+        'cors request_id faultwrap authurl authtoken context breakpoint '
+        'apiv1app')
 
 
 def test_later_heat_gets_no_extra_root_app(tmp_path, monkeypatch):

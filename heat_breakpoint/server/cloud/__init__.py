@@ -43,6 +43,8 @@ LOG = logging.getLogger(__name__)
 
 # Heat's own service: never simulated (the local server is it).
 HEAT = 'heat'
+# Simulated without a Keystone, real with one (``--keystone``).
+KEYSTONE = 'keystone'
 STORE_FILE = 'cloud.sqlite'
 
 
@@ -80,8 +82,12 @@ class Cloud(object):
         return text
 
 
-def install(cloud: Cloud) -> Cloud:
-    """Simulate every service but Heat's, in this process's Heat."""
+def install(cloud: Cloud, real_keystone: bool = False) -> Cloud:
+    """Simulate every service but Heat's, in this process's Heat.
+
+    ``real_keystone``: the server runs with a real Keystone, which is not
+    simulated then (its users, trusts and tokens are the real ones).
+    """
     from heat.engine import clients
     from heat.engine import resources
 
@@ -105,8 +111,9 @@ def install(cloud: Cloud) -> Cloud:
 
     clients.initialise()
     resources.initialise()
+    real = {HEAT, KEYSTONE} if real_keystone else {HEAT}
     for name in clients._mgr.names():
-        if name == HEAT:
+        if name in real:
             continue
         extension = clients._mgr[name]
         extension.plugin = lookups.plugin_class(
