@@ -117,8 +117,9 @@ def _hit(result, rsrc) -> None:
     details = data.data if data is not None else None
     if isinstance(details, dict):
         result['inputs'] = details.get('properties')
-        # A hold after the action: its attributes as the hit resolved them
-        # (nothing ran on the resource since); on failure: Heat's error.
+        # A hold after the action or on its failure: its attributes as
+        # the hit resolved them (nothing ran on the resource since); on
+        # failure also Heat's error.
         result['attributes'] = details.get('attributes')
         result['error'] = details.get('error', '')
     event = models.Event.__table__

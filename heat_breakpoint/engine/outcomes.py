@@ -18,7 +18,8 @@ resource is held done (``<ACTION>_COMPLETE``) with its attributes
 resolved for the hit; when it raised Heat's resource failure
 and a ``failed`` breakpoint matches, the failure is held instead of
 failing the stack (the resource keeps ``<ACTION>_FAILED`` and Heat's
-error). Both park like a hold before the action (:func:`parking.park`).
+error, shown with the attributes it reports, such as a deployment's
+stderr). Both park like a hold before the action (:func:`parking.park`).
 
 Their release (:func:`released`) leaves a note that the re-dispatched
 check reads first (:func:`resume`): after an ``after`` hold the check
@@ -100,9 +101,13 @@ def _hold_failure(rsrc, check, exc, properties, before) -> None:
     if rule is None:
         return
     error = str(exc)
+    # What the failed resource reports (a deployment's stderr), as after
+    # an action: the author reads why it failed where it held.
+    found = {} if action == 'DELETE' else attributes(rsrc)
     parking.park(rsrc, check, rule, action, properties,
                  when=breakpoints.FAILED,
-                 details={'error': inputs.failure_text(rsrc, error)},
+                 details={'error': inputs.failure_text(rsrc, error),
+                          'attributes': found},
                  error=error, before=before)
 
 

@@ -76,6 +76,24 @@ def _types():
     }, {value.Value: {'value': ('value',)}})
 
 
+def _agent_reports():
+    """{class: attributes that are what a server's agent reported}.
+
+    A deployment's exit status and the text its script wrote: not a
+    value of the template's, so not secret whole when the deployment
+    takes a secret input; the text net masks a secret value written in
+    them (a failed script's stderr that echoes a password). Stock Heat
+    shows them unmasked (``software deployment output show``).
+    """
+    from heat.engine.resources.openstack.heat import software_deployment
+    return {
+        software_deployment.SoftwareDeployment: frozenset((
+            'deploy_stdout', 'deploy_stderr', 'deploy_status_code')),
+        software_deployment.SoftwareDeploymentGroup: frozenset((
+            'deploy_stdouts', 'deploy_stderrs', 'deploy_status_codes')),
+    }
+
+
 # Attributes of a nested stack that say nothing of its values.
 _PLAIN_NESTED_ATTRIBUTES = frozenset(('OS::stack_id',))
 
@@ -240,6 +258,10 @@ class Secrecy:
         cls = self._class(defn) if defn is not None else None
         top = attr[0] if isinstance(attr, (list, tuple)) and attr else attr
         template_kind, _groups, all_echoes = _types()
+        if cls is not None and top is not None and any(
+                issubclass(cls, kind) and top in reports
+                for kind, reports in _agent_reports().items()):
+            return False
         if cls is not None:
             for kind, echoes in all_echoes.items():
                 if issubclass(cls, kind):

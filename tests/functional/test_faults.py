@@ -227,11 +227,15 @@ def test_a_deployment_that_exits_1_is_held_then_fails_the_stack(
     assert 'non-zero status code: 1' in held['error']
     assert SECRET not in json.dumps(held)
     assert held['inputs']['input_values']['db_password'] == '******'
-    # What the agent reported, as Heat keeps it.
-    stderr = hc.software_deployments.get(
+    # What the agent reported, shown where it held, the password masked.
+    stderr = held['attributes']['deploy_stderr']
+    assert 'Access denied for root using password ******' in stderr
+    assert 'simulated fault: rule' in stderr
+    assert held['attributes']['deploy_status_code'] == 1
+    # Heat keeps it as the agent sent it.
+    assert SECRET in hc.software_deployments.get(
         hc.resources.get(stack, 'deploy').physical_resource_id
     ).output_values['deploy_stderr']
-    assert 'Access denied' in stderr and 'simulated fault: rule' in stderr
     osc(server, 'stack', 'breakpoint', 'continue', stack)
     utils.wait_for(lambda: hc.stacks.get(stack).stack_status ==
                    'CREATE_FAILED', 60, what='the failure let through')
