@@ -31,15 +31,13 @@ import io
 import os
 import platform
 import shutil
-import socket
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
-import requests
+from heat_breakpoint.server import fixture
 
 STOCK = 'stock'
 PLUGIN = 'plugin'
@@ -73,88 +71,40 @@ class BenchError(Exception):
     pass
 
 
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 # ---------------------------------------------------------------------------
 # Servers
 
-class Server:
+class Server(fixture.LocalHeatProcess):
     """One local Heat process in its own state directory."""
 
     def __init__(self, label, workdir, conf_text):
         self.label = label
-        self.state_dir = os.path.join(workdir, label)
         self.conf = os.path.join(workdir, label + '.conf')
-        self.output = os.path.join(workdir, label + '.out')
         with open(self.conf, 'w') as out:
             out.write(conf_text)
-        self.port = free_port()
-        self.proc = None
+        super().__init__(
+            os.path.join(workdir, label), config_files=[self.conf],
+            boot=([sys.executable, '-c', _PRISTINE_BOOT]
+                  if label == PRISTINE else None))
         self._db = None
 
-    @property
-    def url(self):
-        return 'http://127.0.0.1:%d' % self.port
-
-    @property
-    def endpoint(self):
-        return '%s/v1/admin' % self.url
-
-    @property
-    def env(self):
-        return {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint}
-
     def launch(self):
-        if self.label == PRISTINE:
-            cmd = [sys.executable, '-c', _PRISTINE_BOOT]
-        else:
-            cmd = [sys.executable, '-m', 'heat_breakpoint.server']
-        cmd += ['--port', str(self.port), '--state-dir', self.state_dir,
-                '--reset', '--config-file', self.conf]
-        with open(self.output, 'ab') as out:
-            self.proc = subprocess.Popen(cmd, stdout=out,
-                                         stderr=subprocess.STDOUT)
+        return super().launch(reset=True)
 
     def wait_ready(self, timeout=START_TIMEOUT):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise BenchError('%s server exited with %s:\n%s' % (
-                    self.label, self.proc.returncode, self.tail()))
-            try:
-                if requests.get(self.endpoint + '/stacks',
-                                timeout=2).status_code == 200:
-                    return self
-            except requests.RequestException:
-                pass
-            time.sleep(0.3)
-        raise BenchError('%s server did not answer in %ds:\n%s'
-                         % (self.label, timeout, self.tail()))
+        try:
+            return super().wait_ready(timeout)
+        except fixture.ServerStartError as exc:
+            raise BenchError('%s %s' % (self.label, exc))
 
     def tail(self):
-        try:
-            with open(self.output, errors='replace') as out:
-                return out.read()[-3000:]
-        except OSError:
-            return ''
+        return self.read_output()[-3000:]
 
     def stop(self):
         if self._db is not None:
             self._db.close()
             self._db = None
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc = None
+        super().stop()
 
     def cpu_seconds(self):
         """CPU time (user + system) the server process has used so far.
@@ -164,15 +114,6 @@ class Server:
         with open('/proc/%d/stat' % self.proc.pid) as stat:
             fields = stat.read().rsplit(')', 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
-
-    def client(self):
-        """A heatclient v1 client (noauth: the URL names the project)."""
-        from heatclient import client as heat_client
-        from keystoneauth1 import noauth
-        from keystoneauth1 import session
-        sess = session.Session(auth=noauth.NoAuth())
-        return heat_client.Client('1', session=sess,
-                                  endpoint_override=self.endpoint)
 
     # -- watching Heat's database (read-only) -------------------------------
 

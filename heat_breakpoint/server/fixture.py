@@ -13,9 +13,10 @@
 
 ``LocalHeatProcess`` runs ``python -m heat_breakpoint.server`` on a free
 port with a state directory of the caller's, exactly as a user would, and
-waits until heat-api answers. Our functional tests, the corpus tier and
-the benchmarks start their Heat with it; downstream projects can too, as
-oslo.context ships its own fixture.
+waits until heat-api answers. Our functional tests, the corpus tier, the
+benchmarks and the DAP adapter (when the editor names no cloud) start
+their Heat with it; downstream projects can too, as oslo.context ships its
+own fixture.
 """
 
 import contextlib
@@ -24,11 +25,14 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import typing
 
 import requests
 
 START_TIMEOUT = 120
+SERVER_MODULE = (sys.executable, '-m', 'heat_breakpoint.server')
 
 
 def free_port() -> int:
@@ -37,52 +41,91 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-class LocalHeatProcess:
-    """One ``heat-breakpoint-server`` process and how to reach it."""
+class ServerStartError(RuntimeError):
+    """The server exited, was stopped, or did not answer in time.
 
-    def __init__(self, state_dir, port=None, config_files=(),
-                 extra_args=()):
+    ``why`` is ``'exited'`` (``returncode`` set), ``'stopped'`` (by
+    :meth:`LocalHeatProcess.stop` from another thread) or ``'timeout'``
+    (``timeout`` set); ``output`` is the end of what the server printed.
+    """
+
+    def __init__(self, message: str, why: str,
+                 returncode: typing.Optional[int] = None,
+                 timeout: typing.Optional[float] = None,
+                 output: str = '') -> None:
+        super().__init__(message)
+        self.why = why
+        self.returncode = returncode
+        self.timeout = timeout
+        self.output = output
+
+
+class LocalHeatProcess:
+    """One ``heat-breakpoint-server`` process and how to reach it.
+
+    ``boot`` replaces ``python -m heat_breakpoint.server`` (a benchmark's
+    variant boot script, say); the options follow it either way.
+    """
+
+    def __init__(self, state_dir: str, port: typing.Optional[int] = None,
+                 config_files: typing.Iterable[str] = (),
+                 extra_args: typing.Iterable[str] = (),
+                 boot: typing.Optional[typing.Sequence[str]] = None
+                 ) -> None:
         self.state_dir = state_dir
         self.port = port or free_port()
         self.config_files = list(config_files)
         self.extra_args = list(extra_args)
+        self.boot = list(boot or SERVER_MODULE)
         self.proc = None
         self.output = state_dir.rstrip('/') + '.out'
 
     @property
-    def url(self):
+    def url(self) -> str:
         return 'http://127.0.0.1:%d' % self.port
 
     @property
-    def endpoint(self):
+    def endpoint(self) -> str:
         return '%s/v1/admin' % self.url
 
     @property
-    def env(self):
+    def env(self) -> typing.Dict[str, str]:
         return {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint}
 
     @property
-    def log_file(self):
+    def log_file(self) -> str:
         return os.path.join(self.state_dir, 'heat.log')
 
-    def start(self, reset=False):
+    def launch(self, reset: bool = False) -> 'LocalHeatProcess':
+        """Start the process; :meth:`wait_ready` waits for heat-api."""
         os.makedirs(self.state_dir, exist_ok=True)
-        cmd = [sys.executable, '-m', 'heat_breakpoint.server',
-               '--port', str(self.port), '--state-dir', self.state_dir]
+        cmd = self.boot + ['--port', str(self.port),
+                           '--state-dir', self.state_dir]
         if reset:
             cmd.append('--reset')
         for conf in self.config_files:
             cmd += ['--config-file', conf]
         cmd += self.extra_args
-        out = open(self.output, 'ab')
-        self.proc = subprocess.Popen(cmd, stdout=out,
-                                     stderr=subprocess.STDOUT)
-        out.close()
-        deadline = time.monotonic() + START_TIMEOUT
+        with open(self.output, 'ab') as out:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                         stdout=out,
+                                         stderr=subprocess.STDOUT)
+        return self
+
+    def wait_ready(self, timeout: float = START_TIMEOUT
+                   ) -> 'LocalHeatProcess':
+        """Wait until heat-api answers; :class:`ServerStartError` if not."""
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError('server exited with %s:\n%s' % (
-                    self.proc.returncode, self.read_output()))
+            proc = self.proc
+            if proc is None:  # stopped meanwhile, from another thread
+                raise ServerStartError('server stopped before it answered',
+                                       'stopped')
+            if proc.poll() is not None:
+                output = self.read_output()
+                raise ServerStartError(
+                    'server exited with %s:\n%s' % (proc.returncode, output),
+                    'exited', returncode=proc.returncode, output=output)
             try:
                 # 401: up, behind a Keystone (--keystone).
                 if requests.get(self.endpoint + '/stacks',
@@ -91,37 +134,53 @@ class LocalHeatProcess:
             except requests.RequestException:
                 pass
             time.sleep(0.3)
-        self.stop()
-        raise RuntimeError('server did not answer in %ds:\n%s'
-                           % (START_TIMEOUT, self.read_output()))
+        output = self.read_output()
+        raise ServerStartError('server did not answer in %ds:\n%s'
+                               % (timeout, output), 'timeout',
+                               timeout=timeout, output=output)
 
-    def read_output(self):
-        with open(self.output, errors='replace') as out:
-            return out.read()[-5000:]
+    def start(self, reset: bool = False,
+              timeout: float = START_TIMEOUT) -> 'LocalHeatProcess':
+        """Launch, wait until heat-api answers; stopped if it never does."""
+        self.launch(reset)
+        try:
+            return self.wait_ready(timeout)
+        except ServerStartError as exc:
+            if exc.why == 'timeout':
+                self.stop()
+            raise
 
-    def stop(self, sig=None, timeout=60):
-        if self.proc is None:
+    def read_output(self) -> str:
+        try:
+            with open(self.output, errors='replace') as out:
+                return out.read()[-5000:]
+        except OSError:
+            return ''
+
+    def stop(self, sig: typing.Optional[int] = None,
+             timeout: float = 60) -> typing.Optional[int]:
+        proc, self.proc = self.proc, None
+        if proc is None:
             return None
         if sig is None:
-            self.proc.terminate()
+            proc.terminate()
         else:
-            self.proc.send_signal(sig)
+            proc.send_signal(sig)
         try:
-            code = self.proc.wait(timeout)
+            code = proc.wait(timeout)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
-        self.proc = None
+            proc.kill()
+            code = proc.wait()
         return code
 
-    def remove(self):
+    def remove(self, timeout: float = 60) -> None:
         """Stop, then delete the state directory and the output file."""
-        self.stop()
+        self.stop(timeout=timeout)
         shutil.rmtree(self.state_dir, ignore_errors=True)
         if os.path.exists(self.output):
             os.unlink(self.output)
 
-    def client(self, project='admin'):
+    def client(self, project: str = 'admin'):
         """A heatclient v1 client (noauth: the URL names the project)."""
         from heatclient import client as heat_client
         from keystoneauth1 import noauth
@@ -133,13 +192,13 @@ class LocalHeatProcess:
 
 
 @contextlib.contextmanager
-def local_heat(prefix='heat-breakpoint-', *args):
+def local_heat(prefix: str = 'heat-breakpoint-', *args: str
+               ) -> typing.Iterator[LocalHeatProcess]:
     """A local Heat in a new state directory, removed when done.
 
     ``args`` go to ``heat-breakpoint-server`` (``--no-leaf-sleep``,
     ``--faults FILE``...).
     """
-    import tempfile
     server = LocalHeatProcess(tempfile.mkdtemp(prefix=prefix),
                               extra_args=args)
     server.start(reset=True)

@@ -19,13 +19,7 @@ as ``openstack stack create/update`` sends it, its breakpoints in the
 environment files :meth:`BreakpointManager.prepare_environment` writes.
 """
 
-import contextlib
 import logging
-import os
-import shutil
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 
@@ -34,7 +28,8 @@ from heatclient.common import template_utils
 from heatclient import exc as heat_exc
 from keystoneauth1 import noauth
 from keystoneauth1 import session as ks_session
-import requests
+
+from heat_breakpoint.server import fixture
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -64,76 +59,49 @@ def client_for(endpoint=None, cloud=None):
         interface=region.get_interface('orchestration'))
 
 
-def free_port() -> int:
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
 class LocalHeat:
-    """The embedded Heat this session started, and how to stop it."""
+    """The embedded Heat this session started, and how to stop it.
+
+    The server's own fixture (:mod:`heat_breakpoint.server.fixture`)
+    starts it; this adds the session's words and its state directory.
+    """
 
     def __init__(self):
-        self.port = free_port()
-        self.state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-dap-')
-        self.proc = None
+        self.process = fixture.LocalHeatProcess(
+            tempfile.mkdtemp(prefix='heat-breakpoint-dap-'))
+
+    @property
+    def port(self):
+        return self.process.port
 
     @property
     def endpoint(self):
-        return 'http://127.0.0.1:%d/v1/admin' % self.port
+        return self.process.endpoint
+
+    @property
+    def state_dir(self):
+        return self.process.state_dir
 
     def start(self, say=lambda text: None):
-        cmd = [sys.executable, '-m', 'heat_breakpoint.server',
-               '--port', str(self.port), '--state-dir', self.state_dir,
-               '--reset']
-        log = open(os.path.join(self.state_dir, 'server.out'), 'ab')
         say(_('Starting a local Heat on 127.0.0.1:%d') % self.port)
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=log,
-            stderr=subprocess.STDOUT)
-        log.close()
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            proc = self.proc
-            if proc is None:  # stopped meanwhile: the session ended
+        try:
+            self.process.launch(reset=True)
+            return self.process.wait_ready(START_TIMEOUT)
+        except fixture.ServerStartError as exc:
+            if exc.why == 'stopped':  # the session ended meanwhile
                 raise exceptions.BreakpointCommandError(
                     _('The local Heat was stopped before it answered'))
-            if proc.poll() is not None:
+            if exc.why == 'exited':
                 raise exceptions.BreakpointCommandError(
                     _('The local Heat exited with %(code)s: %(tail)s') % {
-                        'code': proc.returncode,
-                        'tail': exceptions.one_line(self._tail())})
-            try:
-                if requests.get(self.endpoint + '/stacks',
-                                timeout=2).status_code == 200:
-                    return self
-            except requests.RequestException:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise exceptions.BreakpointCommandError(
-            _('The local Heat did not answer in %d s') % START_TIMEOUT)
-
-    def _tail(self):
-        try:
-            with open(os.path.join(self.state_dir, 'server.out'),
-                      errors='replace') as out:
-                return out.read()[-500:]
-        except OSError:
-            return ''
+                        'code': exc.returncode,
+                        'tail': exceptions.one_line(exc.output[-500:])})
+            self.stop()
+            raise exceptions.BreakpointCommandError(
+                _('The local Heat did not answer in %d s') % START_TIMEOUT)
 
     def stop(self):
-        proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if self.state_dir:
-            shutil.rmtree(self.state_dir, ignore_errors=True)
-            self.state_dir = None
+        self.process.remove(timeout=30)
 
 
 def _store_for_delete(manager, ident, breakpoints_, say):
