@@ -15,17 +15,14 @@ A session names a cloud (``clouds.yaml``), a no-auth endpoint, or
 neither: then it starts the embedded Heat (``heat-breakpoint-server``) on
 a free port of 127.0.0.1, in a state directory of its own, and stops it
 (and removes the directory) when the session ends. The operation is sent
-as ``openstack stack create/update`` sends it, its breakpoints in the
-environment files :meth:`BreakpointManager.prepare_environment` writes.
+by :meth:`.BreakpointManager.launch`, as ``openstack stack create/update``
+sends it.
 """
 
 import logging
 import tempfile
-import time
 
 from heatclient import client as heat_client
-from heatclient.common import template_utils
-from heatclient import exc as heat_exc
 from keystoneauth1 import noauth
 from keystoneauth1 import session as ks_session
 
@@ -33,7 +30,6 @@ from heat_breakpoint.server import fixture
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.v1 import environment
 
 LOG = logging.getLogger(__name__)
 START_TIMEOUT = 180
@@ -104,33 +100,6 @@ class LocalHeat:
         self.process.remove(timeout=30)
 
 
-def _store_for_delete(manager, ident, breakpoints_, say):
-    """Put a delete's breakpoints in the stored environment first.
-
-    A delete sends no environment, and its first resources go at once: as
-    on the command line, its breakpoints are stored by a stack update
-    (``--existing``, the template kept) before it starts.
-    """
-    say(_('Storing the breakpoints of the delete in the environment of '
-          '%s (stack update --existing)') % ident)
-    before = manager.get_stack(ident).updated_time
-    manager.update_environment(ident, add=breakpoints_)
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        st = manager.get_stack(ident)
-        status = st.stack_status or ''
-        if st.updated_time != before and not status.endswith(
-                '_IN_PROGRESS'):
-            if status != 'UPDATE_COMPLETE':
-                raise exceptions.BreakpointCommandError(
-                    _('Cannot store the breakpoints of %(stack)s: '
-                      '%(status)s') % {'stack': ident, 'status': status})
-            return
-        time.sleep(0.2)
-    raise exceptions.BreakpointCommandError(
-        _('The update storing the breakpoints of %s did not end') % ident)
-
-
 def check_launch(args) -> None:
     """Refuse, before anything starts, a launch that cannot be sent."""
     action = args.get('action') or 'create'
@@ -150,51 +119,14 @@ def start(manager, args, breakpoints_, say=lambda text: None):
     """Send the launch's create, update or delete; the stack's ident.
 
     ``breakpoints_`` (model breakpoints) travel in the environment, as
-    ``--breakpoint`` and its kinds would (for a delete, stored first).
+    ``--breakpoint`` and its kinds would (for a delete, stored first):
+    :meth:`.BreakpointManager.launch`.
     """
     check_launch(args)
-    client = manager.client
-    action = args.get('action') or 'create'
-    stack = args['stack']
-    if action == 'delete':
-        st = manager.get_stack(stack)
-        ident = '%s/%s' % (st.stack_name, st.id)
-        if breakpoints_:
-            _store_for_delete(manager, ident, breakpoints_, say)
-        client.stacks.delete(st.id)
-        return ident
-    template = args['template']
-    existing = bool(args.get('existing'))
-    st = manager.get_stack(stack) if action == 'update' else None
-    ident = '%s/%s' % (st.stack_name, st.id) if st else None
-    prepared = manager.prepare_environment(
-        list(args.get('environment') or []), breakpoints_, stack=ident,
-        existing=existing,
-        template_names=environment.template_resource_names(template))
-    paths = prepared.paths if prepared else list(
-        args.get('environment') or [])
-    try:
-        tpl_files, tpl = template_utils.get_template_contents(
-            template_file=template)
-        tracker = []
-        env_files, env = (
-            template_utils.process_multiple_environments_and_files(
-                env_paths=paths, env_list_tracker=tracker))
-        fields = {'template': tpl, 'files': dict(tpl_files, **env_files),
-                  'parameters': dict(args.get('parameters') or {}),
-                  'environment': env, 'environment_files': tracker}
-        if action == 'create':
-            fields.update(stack_name=stack, disable_rollback=True)
-            created = client.stacks.create(**fields)
-            return '%s/%s' % (stack, created['stack']['id'])
-        fields.update(stack_id=ident, existing=existing)
-        client.stacks.update(**fields)
-        return ident
-    except (heat_exc.HTTPException, heat_exc.CommandError) as exc:
-        raise exceptions.BreakpointCommandError(
-            _('Cannot %(action)s stack %(stack)s: %(reason)s') % {
-                'action': action, 'stack': stack,
-                'reason': exceptions.one_line(exc)})
-    finally:
-        if prepared is not None:
-            prepared.cleanup()
+    return manager.launch(
+        args.get('action') or 'create', args['stack'],
+        template=args.get('template'),
+        environment_files=list(args.get('environment') or []),
+        parameters=dict(args.get('parameters') or {}),
+        existing=bool(args.get('existing')), breakpoints_=breakpoints_,
+        say=say)

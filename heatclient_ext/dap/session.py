@@ -26,7 +26,6 @@ import os
 import threading
 import time
 
-from heatclient import exc as heat_exc
 
 from heat_breakpoint import breakpoints
 from heatclient_ext._i18n import _
@@ -350,7 +349,7 @@ class Session:
     def refresh(self):
         """One request: held resources, latest events, the stack's state."""
         generation = self.holds.generation
-        snap = watch.fetch(self.client, self.stack)
+        snap = watch.fetch(self.manager, self.stack)
         if generation != self.holds.generation:
             return None  # a release went out meanwhile: read again
         if snap is None:
@@ -459,14 +458,8 @@ class Session:
         row = self.holds.held.get(path)
         if row is None:
             return {}
-        try:
-            rsrc = self.client.resources.get(row['stack'],
+        return self.manager.resource_summary(row['stack'],
                                              row['resource_name'])
-        except heat_exc.HTTPException:
-            return {}
-        return {'type': getattr(rsrc, 'resource_type', ''),
-                'physical_resource_id': getattr(
-                    rsrc, 'physical_resource_id', '') or ''}
 
     def on_variables(self, args):
         value = self.refs.get(args.get('variablesReference'))

@@ -225,7 +225,7 @@ def fetch(client, stack, nested_depth=None):
     st, rows = manager.current(stack, nested_depth)
     depth = stock.HELD_SEARCH_DEPTH if nested_depth is None \
         else nested_depth
-    tree = manager._resources(bp_v1._ident(st), depth)
+    tree = manager.resource_tree(bp_v1.ident(st), depth)
     return build(st.stack_name, st.stack_status, resources_of(tree), rows)
 
 

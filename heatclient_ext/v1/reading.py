@@ -26,7 +26,6 @@ connection with the exit code of a failed stack.
 import collections
 import re
 import time
-import urllib.parse
 
 from heatclient import exc as heat_exc
 from keystoneauth1 import exceptions as ks_exc
@@ -199,15 +198,7 @@ def _short_reason(exc):
     return re.sub(r'(https?://[^/\s]+)\S*', r'\1', text)
 
 
-def _view_path(stack, nested_depth, progress=True):
-    query = {'progress': 1} if progress else {}
-    if nested_depth is not None:
-        query['nested_depth'] = nested_depth
-    return '/stacks/%s/breakpoints?%s' % (
-        urllib.parse.quote(stack, safe='/'), urllib.parse.urlencode(query))
-
-
-def fetch(client, stack, nested_depth=None):
+def fetch(manager, stack, nested_depth=None):
     """One refresh: a :class:`Snapshot` from one request to the view.
 
     ``progress`` of the snapshot is None when the server's view has no
@@ -215,7 +206,7 @@ def fetch(client, stack, nested_depth=None):
     Returns None when the server has no breakpoints view at all.
     """
     try:
-        body = client.http_client.get(_view_path(stack, nested_depth)).json()
+        body = manager.view_body(stack, nested_depth, progress=True)
     except heat_exc.HTTPNotFound:
         return None
     except UNREACHABLE:
@@ -234,21 +225,20 @@ def fetch(client, stack, nested_depth=None):
                     list(body['breakpoints']), body.get('progress'))
 
 
-def fetch_without_view(client, stack, nested_depth=None):
+def fetch_without_view(manager, stack, nested_depth=None):
     """The same from stock calls: stack, resource list, latest events."""
-    manager = bp_v1.BreakpointManager(client)
     st = manager.get_stack(stack)
     ident = '%s/%s' % (st.stack_name, st.id)
     armed = manager.armed(ident)
-    depth = manager._depth(armed, nested_depth)
-    tree = manager._resources(ident, depth)
+    depth = manager.search_depth(armed, nested_depth)
+    tree = manager.resource_tree(ident, depth)
     rows = manager.held(st, armed, nested_depth, tree=tree)
-    rows += manager._armed_rows(st, armed, rows)
+    rows += manager.armed_rows(st, armed, rows)
     return Snapshot(st.stack_name, st.id, st.stack_status or '', rows,
-                    stock_progress(client, st, tree, rows, depth, manager))
+                    stock_progress(manager, st, tree, rows, depth))
 
 
-def stock_progress(client, st, tree, rows, depth, manager):
+def stock_progress(manager, st, tree, rows, depth):
     """Counts from resource states, as well as stock Heat tells them."""
     action = (st.stack_status or '').split('_', 1)[0]
     held = {row['resource'] for row in rows if row['state'] == bp_v1.HELD}
@@ -266,12 +256,8 @@ def stock_progress(client, st, tree, rows, depth, manager):
         else:
             state = 'waiting'
         counts[state] += 1
-    kwargs = {'nested_depth': depth} if depth else {}
-    try:
-        listed = client.events.list('%s/%s' % (st.stack_name, st.id),
-                                    sort_dir='desc', limit=EVENTS, **kwargs)
-    except heat_exc.HTTPException:
-        listed = []
+    listed = manager.latest_events('%s/%s' % (st.stack_name, st.id),
+                                   EVENTS, depth)
     events = [{'time': getattr(ev, 'event_time', '') or '',
                'resource': getattr(ev, 'resource_name', '') or '',
                'action': (getattr(ev, 'resource_status', '') or ''
@@ -279,12 +265,12 @@ def stock_progress(client, st, tree, rows, depth, manager):
                'status': (getattr(ev, 'resource_status', '') or ''
                           ).partition('_')[2],
                'reason': getattr(ev, 'resource_status_reason', '') or ''}
-              for ev in reversed(list(listed))]
-    started = manager._operation_start(st)
+              for ev in reversed(listed)]
+    started = manager.operation_start(st)
     return {'counts': counts, 'total': sum(counts.values()),
             'done': counts['complete'], 'events': events,
             'elapsed': _seconds_since(started),
-            'timeout_remaining': manager._timeout_remaining(st)}
+            'timeout_remaining': manager.timeout_remaining(st)}
 
 
 def _seconds_since(started):
@@ -319,8 +305,7 @@ class Reader:
     def _held_deeper(self, snap):
         """How many are held below the depth watched (one more request)."""
         try:
-            body = self.client.http_client.get(
-                _view_path(self.stack, None, progress=False)).json()
+            body = self.manager.view_body(self.stack)
         except (heat_exc.HTTPException, ValueError):
             return 0
         seen = {row['resource'] for row in snap.rows
@@ -333,14 +318,14 @@ class Reader:
         """A new :class:`Snapshot`; :data:`UNREACHABLE` errors go up."""
         snap = None
         if not self.without_view:
-            snap = fetch(self.client, self.stack, self.nested_depth)
+            snap = fetch(self.manager, self.stack, self.nested_depth)
         if snap is None and self.snap is not None and \
                 not self.without_view:
             # The view had it: the stack is gone (a delete finished).
             st = self.manager.get_stack(self.stack)
             snap = gone(self.snap, st.stack_status or '')
         if snap is None or snap.progress is None:
-            snap = fetch_without_view(self.client, self.stack,
+            snap = fetch_without_view(self.manager, self.stack,
                                       self.nested_depth)
             if not self.without_view:
                 self.without_view = True

@@ -190,7 +190,7 @@ def hit_inputs(properties, template, resource_name):
 class StockListing:
     """Held and armed rows, and ``show``, from Heat's stock API."""
 
-    def _resources(self, stack_ident, depth):
+    def resource_tree(self, stack_ident, depth):
         kwargs = {'nested_depth': depth} if depth else {}
         try:
             listed = self.client.resources.list(stack_ident, **kwargs)
@@ -199,7 +199,7 @@ class StockListing:
         return tree(stack_ident, listed)
 
     @staticmethod
-    def _depth(armed, nested_depth=None):
+    def search_depth(armed, nested_depth=None):
         # A step can hold deeper than any breakpoint names (stepping into
         # a nested stack): look as deep as Heat nests by default.
         if nested_depth is not None:
@@ -207,18 +207,18 @@ class StockListing:
         deepest = max((len(bp.segments) - 1 for bp in armed), default=0)
         return max(deepest, HELD_SEARCH_DEPTH)
 
-    def _operation_start(self, stack):
+    def operation_start(self, stack):
         action = (stack.stack_status or '').split('_', 1)[0]
         when = stack.updated_time if action != 'CREATE' else None
         return _parse_time(when or stack.creation_time)
 
-    def _timeout_remaining(self, stack):
+    def timeout_remaining(self, stack):
         if not (stack.stack_status or '').endswith('_IN_PROGRESS'):
             return ''
         # Without timeout_mins Heat uses its stack_action_timeout, which no
         # API exposes: assume the default.
         minutes = getattr(stack, 'timeout_mins', None) or DEFAULT_TIMEOUT_MINS
-        started = self._operation_start(stack)
+        started = self.operation_start(stack)
         if started is None:
             return ''
         left = started + datetime.timedelta(minutes=int(minutes)) - \
@@ -249,7 +249,8 @@ class StockListing:
         """The held resources of a stack, as rows."""
         ident = _ident(stack)
         if tree is None:
-            tree = self._resources(ident, self._depth(armed, nested_depth))
+            tree = self.resource_tree(
+                ident, self.search_depth(armed, nested_depth))
         status = stack.stack_status or ''
         action = status.split('_', 1)[0]
         in_progress = status.endswith('_IN_PROGRESS')
@@ -265,7 +266,7 @@ class StockListing:
             return rows
         # No plugin-form hold: maybe stock Heat, whose hooks leave no trace
         # but an event. Ask only about resources an armed breakpoint holds.
-        since = self._operation_start(stack)
+        since = self.operation_start(stack)
         for res in tree:
             if res.status.endswith('_IN_PROGRESS') or not any(
                     bp.matches(res.path, action) for bp in armed):
@@ -287,29 +288,29 @@ class StockListing:
         return {
             'resource': res.path_name, 'action': action, 'state': state,
             'held_since': since or '',
-            'timeout_remaining': self._timeout_remaining(stack),
+            'timeout_remaining': self.timeout_remaining(stack),
             'hook': hook, 'form': form, 'breakpoint': breakpoint,
             'stack': res.stack, 'resource_name': res.name,
         }
 
-    def _armed_rows(self, st, armed, held_rows):
+    def armed_rows(self, st, armed, held_rows):
         held_names = {row['resource'] for row in held_rows}
         return [{
             'resource': bp.name, 'action': ','.join(
                 action.upper() for action in bp.actions),
             'state': ARMED, 'held_since': '',
-            'timeout_remaining': self._timeout_remaining(st),
+            'timeout_remaining': self.timeout_remaining(st),
             'hook': None, 'form': None, 'breakpoint': bp.name,
             'stack': _ident(st), 'resource_name': bp.pattern,
         } for bp in armed if bp.name not in held_names]
 
-    def _find(self, stack_ident, name, armed, nested_depth=None):
+    def find_resource(self, stack_ident, name, armed, nested_depth=None):
         bp = breakpoints.parse_name(name)
         if any(c in name for c in '*?['):
             raise _error(_('%(name)s is a pattern: give one resource path'),
                          name=name)
-        tree = self._resources(stack_ident, len(bp.segments) - 1
-                               if nested_depth is None else nested_depth)
+        tree = self.resource_tree(stack_ident, len(bp.segments) - 1
+                                  if nested_depth is None else nested_depth)
         for res in tree:
             if res.path == bp.segments:
                 return res, tree
@@ -338,12 +339,12 @@ class StockListing:
         except heat_exc.HTTPException:
             return {}
 
-    def _stock_show(self, stack, name, nested_depth=None):
+    def stock_show(self, stack, name, nested_depth=None):
         """``show`` worked out from the resource and event lists."""
         st = self.get_stack(stack)
         ident = _ident(st)
         armed = self.armed(ident)
-        res, tree = self._find(ident, name, armed, nested_depth)
+        res, tree = self.find_resource(ident, name, armed, nested_depth)
         held = [row for row in self.held(st, armed, tree=tree)
                 if row['resource'] == res.path_name]
         matching = [bp for bp in armed if bp.matches(res.path)]
@@ -363,7 +364,7 @@ class StockListing:
             'state': HELD if row else ARMED,
             'action': row['action'] if row else '',
             'held_since': row['held_since'] if row else '',
-            'timeout_remaining': self._timeout_remaining(st),
+            'timeout_remaining': self.timeout_remaining(st),
             'resource_status': res.status,
             'resource_status_reason': res.reason,
             'requires': sorted(other.name for other in siblings

@@ -1,0 +1,275 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Changing what a running operation does: release, step, set, clear.
+
+A release is a signal to the held resource (``unset_hook`` plus our
+words); a command (set, clear, to, continue) a signal to the stack the
+user named, carried to the engine in the protocol's keys.
+"""
+
+from heatclient import exc as heat_exc
+
+from heat_breakpoint import breakpoints
+from heat_breakpoint import reasons
+from heatclient_ext._i18n import _
+from heatclient_ext import exceptions
+from heatclient_ext.v1 import terms
+
+
+class Commanding:
+    """The commands; reads through :class:`.viewing.Viewing`'s calls."""
+
+    def release(self, stack, name=None, how=reasons.RELEASE_CONTINUE,
+                rows=None, extra=None):
+        """Release held resources (all, or the one at ``name``).
+
+        ``extra``: more of what the release says (a continue's depth).
+        """
+        if rows is None:
+            rows = self.held_now(stack)[1]
+        held = [row['resource'] for row in rows]
+        if name is not None:
+            rows = [row for row in rows if row['resource'] == name]
+        if not rows:
+            if name is None:
+                raise terms.error(_('Nothing is held in stack %(stack)s'),
+                                  stack=stack)
+            self.describe(stack, name)  # a name that cannot exist: say so
+            raise terms.error(
+                _('Nothing is held at %(name)s in stack %(stack)s'
+                  ' (held: %(held)s)'), name=name, stack=stack,
+                held=', '.join(held) or _('nothing'))
+        for row in rows:
+            self._signal(row, how, extra)
+        return rows
+
+    def _signal(self, row, how, extra=None):
+        data = dict(extra or {})
+        data.update({'unset_hook': row['hook'], reasons.SIGNAL_KEY: how})
+        try:
+            self.client.resources.signal(
+                stack_id=row['stack'], resource_name=row['resource_name'],
+                data=data)
+        except heat_exc.HTTPException as exc:
+            raise terms.error(_('Cannot release %(name)s: %(reason)s'),
+                              name=row['resource'],
+                              reason=exceptions.one_line(exc))
+
+    def continue_(self, stack, nested_depth=None, to=None):
+        """Release every held resource, nested ones too.
+
+        With the engine plugin the rest of the operation ignores its
+        breakpoints (all but ``to``, when given); stock Heat still holds
+        at them (rows say ``form``).
+        """
+        st, found = self.current(stack, nested_depth)
+        rows = [row for row in found if row['state'] == terms.HELD]
+        # The engine disarms the breakpoints this many levels down only.
+        extra = {} if nested_depth is None else {
+            reasons.SIGNAL_DEPTH_KEY: nested_depth}
+        if to is None and not rows and terms.running(st) and \
+                self.view(terms.ident(st)) is not None:
+            # Nothing held yet: the engine disarms every breakpoint for
+            # the rest of the operation; the armed rows say which.
+            self._continue_command(st, extra)
+            armed = [row for row in found if row['state'] == terms.ARMED]
+            # A hold parked while the command was on its way is released
+            # too; none parks after it.
+            late = [row for row in self.current(stack, nested_depth)[1]
+                    if row['state'] == terms.HELD]
+            if late:
+                late = self.release(stack, how=reasons.RELEASE_CONTINUE,
+                                    rows=late, extra=extra)
+            return armed + late
+        if to is None:
+            return self.release(stack, how=reasons.RELEASE_CONTINUE,
+                                rows=rows, extra=extra)
+        self._require_plugin(rows, 'continue --to')
+        found = self._runtime_state(stack, to, 'continue --to')
+        if found is not None and found['state'] == terms.DONE:
+            raise terms.error(_('%(name)s is already done in this operation: '
+                                'nothing released'), name=to)
+        self.command(st, to, 'to')
+        rows = [row for row in rows if row['resource'] != to]
+        for row in rows:
+            self._signal(row, reasons.RELEASE_RUN_TO)
+        return rows
+
+    def _continue_command(self, st, extra=None):
+        data = dict(extra or {})
+        data[reasons.COMMAND_KEY] = 'continue'
+        try:
+            self.client.resources.signal(
+                stack_id=terms.ident(st), resource_name=st.stack_name,
+                data=data)
+        except heat_exc.HTTPException as exc:
+            raise terms.error('%(reason)s', reason=terms.server_words(exc))
+
+    def _runtime_state(self, stack, name, what):
+        """What the running operation does at ``name`` (the view's word).
+
+        Refuses when nothing is running, or when ``name`` cannot name a
+        resource of the stack's tree. None without the view.
+        """
+        described = self.describe(stack, name)
+        if described is None:
+            # No view: the resource must exist now, as stock Heat needs.
+            self.find_resource(terms.ident(self.get_stack(stack)), name, None)
+            return None
+        st, _rows, found = described
+        if not terms.running(st):
+            raise terms.error(_('Nothing is running in stack %(stack)s '
+                                '(%(status)s): %(what)s applies to a running '
+                                'operation'), stack=st.stack_name,
+                              status=st.stack_status, what=what)
+        return found
+
+    def command(self, stack, name, kind, when=breakpoints.BEFORE):
+        """Change the running operation at ``name``: set, clear or to.
+
+        Sent to the stack the user named with the resource's path, which
+        may reach into nested stacks the operation has not reached yet.
+        """
+        st = stack if hasattr(stack, 'stack_status') else \
+            self.get_stack(stack)
+        bp = breakpoints.parse_name(name)
+        if terms.is_pattern(name) and kind != 'clear':
+            raise terms.error(
+                _('%(name)s is a pattern: give one resource path'),
+                name=name)
+        data = {reasons.COMMAND_KEY: kind, reasons.COMMAND_PATH_KEY: name}
+        if when != breakpoints.BEFORE:
+            data[reasons.COMMAND_WHEN_KEY] = when
+        try:
+            self.client.resources.signal(
+                stack_id=terms.ident(st), resource_name=bp.segments[0],
+                data=data)
+        except heat_exc.HTTPException as exc:
+            raise terms.error('%(reason)s', reason=terms.server_words(exc))
+
+    def set(self, stack, name, when=breakpoints.BEFORE,
+            next_operation=terms.NEXT_OPERATION):
+        """Arm a breakpoint at ``name`` in the running operation.
+
+        ``when``: hold before the resource's action (default), after it,
+        on its failure, or before an update that changes or replaces it.
+        ``next_operation`` is the command (with ``%(name)s`` and
+        ``%(stack)s``) suggested for a stack with no operation running, in
+        the calling shell's spelling.
+
+        Returns ``'armed'``, or ``'already held'`` / ``'already armed'``
+        when there was nothing to do; refuses a resource already done.
+        """
+        # The stack as the view describes it, where there is one: its
+        # errors say why it cannot answer (heat-engine without its
+        # database), where Heat's stack look-up says "Internal Error".
+        found = self.view(stack)
+        st = found[0] if found is not None else self.get_stack(stack)
+        if not terms.running(st):
+            raise terms.error(
+                _('Stack %(stack)s has no operation in progress: '
+                  'use "%(command)s" for the next one'),
+                stack=st.stack_name, command=next_operation % {
+                    'name': name, 'stack': st.stack_name})
+        found = self._runtime_state(terms.ident(st), name, 'set')
+        if found is not None:
+            if found['state'] == terms.DONE:
+                raise terms.error(_('%(name)s is already done in this '
+                                    'operation: a breakpoint there would '
+                                    'never hold'), name=name)
+            if found['state'] in (terms.HELD, terms.ARMED) and \
+                    found.get('when', breakpoints.BEFORE) == when:
+                return 'already ' + found['state']
+        self.command(st, name, 'set', when)
+        return terms.ARMED
+
+    def clear(self, stack, name, announce=None):
+        """Release the resource held at ``name``, or disarm ``name``.
+
+        Returns ``(rows, result)`` with result ``'released'``,
+        ``'disarmed'`` (for the rest of the running operation) or
+        ``'removed'`` (from the stored environment, by a stack update,
+        which ``announce(text)`` is told of before it starts).
+        """
+        st, found = self.current(stack)
+        ident = terms.ident(st)
+        rows = [row for row in found
+                if row['state'] == terms.HELD and row['resource'] == name]
+        if rows:
+            return self.release(stack, name, reasons.RELEASE_CLEAR,
+                                rows), 'released'
+        if terms.running(st) and not terms.is_pattern(name):
+            described = self.describe(ident, name)
+            if described is not None:
+                state = described[2]['state']
+                if state == terms.DISARMED:
+                    return [], terms.ALREADY_DISARMED
+                if state == terms.DONE:
+                    raise terms.error(_('%(name)s is already done in this '
+                                        'operation: nothing to clear'),
+                                      name=name)
+                if state != terms.ARMED:
+                    raise terms.error(_('No breakpoint on %(name)s in stack '
+                                        '%(stack)s'), name=name,
+                                      stack=st.stack_name)
+                self.command(st, name, 'clear')
+                return [], 'disarmed'
+        if name not in {row['breakpoint'] for row in found
+                        if row['state'] == terms.ARMED}:
+            raise terms.error(_('No breakpoint %(name)s in stack %(stack)s'),
+                              name=name, stack=st.stack_name)
+        if terms.running(st):
+            self.command(st, name, 'clear')
+            return [], 'disarmed'
+        if announce is not None:
+            announce(terms.update_note(st.stack_name, name, found))
+        self.update_environment(ident, remove=[name])
+        return [], 'removed'
+
+    def step(self, stack, name=None):
+        """Release held resources and hold at the next ones.
+
+        The next ones are the resources that wait for them in the same
+        operation (for a delete, the resources they require).
+        """
+        rows = self.held_now(stack)[1]
+        self._require_plugin(rows, 'step')
+        if name is None:
+            # A held failure is not stepped from (retry, continue, clear).
+            rows = [row for row in rows if terms.row_value(row, 'when') !=
+                    breakpoints.FAILED] or rows
+        return self.release(stack, name, reasons.RELEASE_STEP, rows)
+
+    def retry(self, stack, name):
+        """Run the failed action of the resource held at ``name`` again.
+
+        In the same operation; if it fails again, it holds again.
+        """
+        rows = [row for row in self.held_now(stack)[1]
+                if row['resource'] == name]
+        for row in rows:
+            when = terms.row_value(row, 'when') or breakpoints.BEFORE
+            if when != breakpoints.FAILED:
+                raise terms.error(
+                    _('%(name)s is held %(when)s %(action)s, not '
+                      'on its failure: retry applies to a '
+                      'resource held on failure'), name=name,
+                    when=when, action=row['action'])
+        return self.release(stack, name, reasons.RELEASE_RETRY, rows or None)
+
+    @staticmethod
+    def _require_plugin(rows, what):
+        if any(row['form'] == 'hook' for row in rows):
+            raise terms.error(
+                _('%(what)s needs the heat-breakpoint engine plugin'
+                  '; this Heat holds at native hooks only: use '
+                  '"continue" or "clear"'), what=what)
