@@ -45,7 +45,7 @@ from keystoneauth1 import session as ks_session
 
 from heat_breakpoint import breakpoints
 from heat_breakpoint import registry
-from heatclient_ext.v1 import watch as watch_v1
+from heatclient_ext.terminal import watch_session as watch_v1
 
 import _common
 

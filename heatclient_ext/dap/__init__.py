@@ -14,8 +14,8 @@
 An editor (VS Code, Neovim's nvim-dap, Emacs' dape) talks the Debug
 Adapter Protocol to this package; the package talks to Heat only through
 :class:`heatclient_ext.v1.breakpoints.BreakpointManager` and the watch's
-one-request refresh (:func:`heatclient_ext.v1.watch.fetch`), like every
-other front end. Modules: :mod:`.framing` (the wire), :mod:`.arguments`
+one-request refresh (:func:`heatclient_ext.terminal.reading.fetch`), like
+every other front end. Modules: :mod:`.framing` (the wire), :mod:`.arguments`
 (the requests' arguments, checked), :mod:`.lines`
 (template lines to resource paths), :mod:`.heat` (where Heat is, and the
 operation launched), :mod:`.variables` (what the Variables pane shows),

@@ -16,7 +16,8 @@ continue releases (as ``clear``: the other breakpoints stay armed), step
 over and into are ``breakpoint step``, step out arms the parent stack's
 next resources then releases, restart frame is ``breakpoint retry``,
 pause arms what has not started. The Debug Console takes the watch
-prompt's words (:func:`heatclient_ext.v1.watch.parse_answer`), with the
+prompt's words
+(:func:`heatclient_ext.terminal.watch_session.parse_answer`), with the
 watch's meanings.
 """
 
@@ -24,9 +25,9 @@ from heat_breakpoint import reasons
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext import exceptions
+from heatclient_ext.terminal import prompt
+from heatclient_ext.terminal import watch_session as watch
 from heatclient_ext.v1 import breakpoints as bp_v1
-from heatclient_ext.v1 import prompt
-from heatclient_ext.v1 import watch
 
 
 class ControlError(exceptions.BreakpointCommandError):

@@ -15,10 +15,10 @@ The requests are answered here; what they mean lives beside it: the
 editor's breakpoints (:mod:`.editor_breakpoints`), held resources as
 threads (:mod:`.holds`), the buttons and the Debug Console
 (:mod:`.control`), the Variables pane (:mod:`.variables`). A poller reads
-the watch's one-request refresh (:func:`heatclient_ext.v1.watch.fetch`)
-every 0.2 s: its held rows go to :class:`.holds.Holds`, its latest events
-to the Debug Console, and the end of the operation is ``exited`` then
-``terminated``.
+the watch's one-request refresh
+(:func:`heatclient_ext.terminal.reading.fetch`) every 0.2 s: its held
+rows go to :class:`.holds.Holds`, its latest events to the Debug Console,
+and the end of the operation is ``exited`` then ``terminated``.
 """
 
 import logging
@@ -38,11 +38,11 @@ from heatclient_ext.dap import lines
 from heatclient_ext.dap import variables
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
+from heatclient_ext.terminal import prompt
+from heatclient_ext.terminal import reading
+from heatclient_ext.terminal import watch_session as watch
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import faults
-from heatclient_ext.v1 import prompt
-from heatclient_ext.v1 import reading
-from heatclient_ext.v1 import watch
 
 LOG = logging.getLogger(__name__)
 

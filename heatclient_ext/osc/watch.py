@@ -11,9 +11,10 @@
 # under the License.
 """``openstack stack breakpoint watch [--interactive]``.
 
-A thin cliff command over :class:`heatclient_ext.v1.watch.Session`; the
-exit code is the session's: 0 when the operation completes (or the
-session is left with q), 1 when it fails, 3 when Heat stayed unreachable
+A thin cliff command over
+:class:`heatclient_ext.terminal.watch_session.Session`; the exit code is
+the session's: 0 when the operation completes (or the session is left
+with q), 1 when it fails, 3 when Heat stayed unreachable
 for ``--reconnect-timeout`` seconds, 130 on Ctrl-C (the operation itself
 is left as it is).
 """
@@ -26,9 +27,9 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.terminal import reading
+from heatclient_ext.terminal import watch_session as watch_v1
 from heatclient_ext.v1 import breakpoints as bp_v1
-from heatclient_ext.v1 import reading
-from heatclient_ext.v1 import watch as watch_v1
 
 DEFAULT_INTERVAL = 2.0
 

@@ -22,7 +22,7 @@ import pytest
 
 from heat_breakpoint import reasons
 from heatclient_ext.dap import session as dap_session
-from heatclient_ext.v1 import watch
+from heatclient_ext.terminal import watch_session as watch
 
 TEMPLATE = '''\
 heat_template_version: 2018-08-31

@@ -22,9 +22,9 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.engine import progress as progress_engine
-from heatclient_ext.v1 import prompt
-from heatclient_ext.v1 import reading
-from heatclient_ext.v1 import watch
+from heatclient_ext.terminal import prompt
+from heatclient_ext.terminal import reading
+from heatclient_ext.terminal import watch_session as watch
 
 
 def row(name, state='held', breakpoint='node_*'):
@@ -508,7 +508,7 @@ def test_backoff_doubles_up_to_the_longest_wait():
 def test_a_pipe_gives_lines_and_none_while_nothing_came():
     import os
 
-    from heatclient_ext.v1 import keyboard
+    from heatclient_ext.terminal import keyboard
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, 'rb', buffering=0) as stdin:
         lines = keyboard.LineReader(stdin)
@@ -523,7 +523,7 @@ def test_a_pipe_gives_lines_and_none_while_nothing_came():
 
 
 def test_keys_edit_the_line():
-    from heatclient_ext.v1 import keyboard
+    from heatclient_ext.terminal import keyboard
     echoed = []
     lines = keyboard.LineReader(io.StringIO(), echo=echoed.append)
     for char in 'nodx\x7fe_1':
@@ -547,7 +547,7 @@ def test_keys_typed_after_enter_in_one_read_are_the_next_line():
     # after the first Enter must not be thrown away with the read.
     import os
 
-    from heatclient_ext.v1 import keyboard
+    from heatclient_ext.terminal import keyboard
     user, stdin = _terminal()
     with stdin:
         lines = keyboard.LineReader(stdin)
@@ -562,7 +562,7 @@ def test_keys_typed_after_enter_in_one_read_are_the_next_line():
 def test_a_character_split_between_two_reads_is_kept():
     import os
 
-    from heatclient_ext.v1 import keyboard
+    from heatclient_ext.terminal import keyboard
     user, stdin = _terminal()
     with stdin:
         lines = keyboard.LineReader(stdin)
@@ -578,7 +578,7 @@ def test_a_character_split_between_two_reads_is_kept():
 def test_keys_typed_before_the_session_started_are_not_flushed():
     import os
 
-    from heatclient_ext.v1 import keyboard
+    from heatclient_ext.terminal import keyboard
     user, stdin = _terminal()
     with stdin:
         os.write(user, b'cancel\n')  # typed while the command started

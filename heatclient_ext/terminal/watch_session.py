@@ -26,11 +26,11 @@ from heat_breakpoint import reasons
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
+from heatclient_ext.terminal import keyboard
+from heatclient_ext.terminal import prompt
+from heatclient_ext.terminal import reading
+from heatclient_ext.terminal import screen
 from heatclient_ext.v1 import breakpoints as bp_v1
-from heatclient_ext.v1 import keyboard
-from heatclient_ext.v1 import prompt
-from heatclient_ext.v1 import reading
-from heatclient_ext.v1 import screen
 
 STATES = reading.STATES
 EVENTS = reading.EVENTS
