@@ -9,15 +9,20 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Rules of the server package that hold for every module, read from source.
+"""Rules of both packages that hold for every module, read from source.
 
 * Nothing of ours is kept on Heat's objects: ``setattr`` only on a class
   (the seam's wrappers, the local server's), no ``_breakpoint_*``
   attribute, no method put into an object's ``__dict__``, and on a Heat
   stack or resource only the attributes Heat has, written where the
   plugin wrote the same value to Heat's database.
-* No module imports another's private names (``_name``), by ``from ...
-  import _name`` or as ``module._name``; a name others need is public.
+* No module (of the server package or of the client's) imports another's
+  private names (``_name``), by ``from ... import _name`` or as
+  ``module._name``; a name others need is public.
+* The client's front ends (OSC commands, the legacy shell, the terminal's
+  ``watch``, the DAP adapter) make no heatclient call of their own and
+  call no private method of the manager: everything they need is a
+  public call of the Python API (:mod:`heatclient_ext.v1`).
 """
 
 import ast
@@ -25,7 +30,20 @@ import pathlib
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[2] / 'heat_breakpoint'
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / 'heat_breakpoint'
+CLIENT = ROOT / 'heatclient_ext'
+OURS = ('heat_breakpoint', 'heatclient_ext')
+# The client's front ends: nothing here talks to Heat but through the API.
+FRONT_ENDS = ('osc/', 'terminal/', 'dap/', 'shell.py', 'v1/shell.py')
+# heatclient's managers on a Client (``client.stacks.get(...)``), and its
+# raw HTTP client.
+HEAT_CLIENT_MANAGERS = {
+    'stacks', 'resources', 'events', 'actions', 'http_client',
+    'software_configs', 'software_deployments', 'build_info',
+    'resource_types', 'services', 'template_versions'}
+# Public methods of a namedtuple, private by spelling only.
+NAMEDTUPLE_METHODS = {'_replace', '_asdict', '_fields', '_make'}
 
 # What a class is called where setattr sets a method on it.
 CLASS_NAMES = {'cls', 'klass'}
@@ -41,9 +59,9 @@ HEAT_ATTRIBUTES = {'action', 'status', 'status_reason', 'updated_time',
 ALLOWED_PRIVATE = {'_'}
 
 
-def modules():
-    for path in sorted(PACKAGE.rglob('*.py')):
-        yield path.relative_to(PACKAGE).as_posix(), ast.parse(
+def modules(package=PACKAGE):
+    for path in sorted(package.rglob('*.py')):
+        yield path.relative_to(package).as_posix(), ast.parse(
             path.read_text(), str(path))
 
 
@@ -120,27 +138,28 @@ def attributes_set_on_heat_objects(relative, tree) -> list:
 
 
 def _module_of(dotted: str):
-    """The package's module ``dotted`` names, or None (a name in one)."""
-    path = PACKAGE.parent.joinpath(*dotted.split('.'))
+    """Our module ``dotted`` names, or None (a name in one)."""
+    path = ROOT.joinpath(*dotted.split('.'))
     if path.is_dir() or path.with_suffix('.py').is_file():
         return dotted
     return None
 
 
-def _own_name(relative: str) -> str:
-    parts = ['heat_breakpoint'] + relative[:-len('.py')].split('/')
+def _own_name(relative: str, package: str = 'heat_breakpoint') -> str:
+    parts = [package] + relative[:-len('.py')].split('/')
     if parts[-1] == '__init__':
         parts.pop()
     return '.'.join(parts)
 
 
-def private_names_imported(relative, tree) -> list:
-    me = _own_name(relative)
+def private_names_imported(relative, tree, package='heat_breakpoint'
+                           ) -> list:
+    me = _own_name(relative, package)
     aliases = {}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and (
-                node.module or '').startswith('heat_breakpoint'):
+                node.module or '').startswith(OURS):
             for alias in node.names:
                 module = _module_of('%s.%s' % (node.module, alias.name))
                 if module is not None:
@@ -152,7 +171,7 @@ def private_names_imported(relative, tree) -> list:
                         relative, node.lineno, node.module, alias.name))
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith('heat_breakpoint.'):
+                if alias.name.startswith(tuple(p + '.' for p in OURS)):
                     aliases[alias.asname or alias.name] = alias.name
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and
@@ -163,6 +182,39 @@ def private_names_imported(relative, tree) -> list:
             found.append('%s:%d %s.%s' % (relative, node.lineno,
                                           aliases[node.value.id],
                                           node.attr))
+    return found
+
+
+def _is_front_end(relative: str) -> bool:
+    return any(relative == front or (front.endswith('/') and
+                                     relative.startswith(front))
+               for front in FRONT_ENDS)
+
+
+def raw_heat_calls(relative, tree) -> list:
+    """``x.stacks.get(...)`` and the like: heatclient called directly."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and
+                isinstance(node.func, ast.Attribute) and
+                isinstance(node.func.value, ast.Attribute) and
+                node.func.value.attr in HEAT_CLIENT_MANAGERS):
+            found.append('%s:%d %s' % (relative, node.lineno,
+                                       ast.unparse(node.func)))
+    return found
+
+
+def private_calls(relative, tree) -> list:
+    """``manager._find(...)``: another object's private name used."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and
+                node.attr.startswith('_') and
+                not node.attr.startswith('__') and
+                node.attr not in NAMEDTUPLE_METHODS and
+                _name_of(node.value) not in ('self', 'cls')):
+            found.append('%s:%d %s' % (relative, node.lineno,
+                                       ast.unparse(node)))
     return found
 
 
@@ -177,6 +229,20 @@ def test_no_private_name_is_imported_across_modules():
     found = []
     for relative, tree in modules():
         found += private_names_imported(relative, tree)
+    for relative, tree in modules(CLIENT):
+        found += private_names_imported(relative, tree, 'heatclient_ext')
+    assert found == []
+
+
+def test_front_ends_talk_to_heat_through_the_api_only():
+    found = []
+    front_ends = [(relative, tree) for relative, tree in modules(CLIENT)
+                  if _is_front_end(relative)]
+    assert {relative.split('/')[0] for relative, _tree in front_ends} >= {
+        'osc', 'terminal', 'dap', 'shell.py', 'v1'}
+    for relative, tree in front_ends:
+        found += raw_heat_calls(relative, tree)
+        found += private_calls(relative, tree)
     assert found == []
 
 
@@ -216,6 +282,44 @@ def test_the_scan_lets_the_seam_and_heats_state_be(source):
 ])
 def test_the_scan_sees_a_private_name(source):
     assert private_names_imported('engine/x.py', ast.parse(source))
+
+
+@pytest.mark.parametrize('source', [
+    'from heatclient_ext.v1 import stock\nstock._error',
+    'from heatclient_ext.v1.breakpoints import _ident',
+    'from heatclient_ext.v1 import breakpoints as bp_v1\nbp_v1._ident(st)',
+])
+def test_the_scan_sees_a_private_name_of_the_client(source):
+    assert private_names_imported('terminal/x.py', ast.parse(source),
+                                  'heatclient_ext')
+
+
+@pytest.mark.parametrize('source', [
+    'self.client.stacks.create(**fields)',
+    'client.resources.get(stack, name)',
+    'client.http_client.get(path).json()',
+    'self.client.actions.cancel_update(ident)',
+    'manager.client.events.list(ident)',
+])
+def test_the_scan_sees_a_raw_heat_call(source):
+    assert raw_heat_calls('dap/x.py', ast.parse(source))
+
+
+@pytest.mark.parametrize('source', [
+    'manager._resources(ident, 5)',
+    'self.manager._timeout_remaining(st)',
+    'mgr._find(ident, name, armed)',
+])
+def test_the_scan_sees_a_private_method_called(source):
+    assert private_calls('terminal/x.py', ast.parse(source))
+
+
+def test_the_scan_lets_public_calls_be():
+    source = ('manager.resource_tree(ident, 5)\n'
+              'self.manager.launch("create", "s")\n'
+              'snap._replace(rows=[])\nself._poll()\n')
+    assert not raw_heat_calls('dap/x.py', ast.parse(source))
+    assert not private_calls('dap/x.py', ast.parse(source))
 
 
 def test_the_scan_lets_a_module_use_its_own_and_gettext():
