@@ -30,9 +30,10 @@ medians (breakpoints / none) <= 1.05. ``--quick``: 2 rounds.
 import itertools
 import time
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 
 import _common
 
@@ -91,7 +92,7 @@ def continue_holds(hc, server, name):
     for resource in CHANGED:
         hc.resources.signal(name, resource, data={
             'unset_hook': 'pre-update',
-            reasons.SIGNAL_KEY: reasons.RELEASE_CONTINUE})
+            protocol.SIGNAL_KEY: protocol.RELEASE_CONTINUE})
 
 
 def held_events(server, name):

@@ -61,7 +61,7 @@ import release_latency  # noqa: E402
 import scale_1000  # noqa: E402
 import soak  # noqa: E402
 
-from heat_breakpoint import reasons  # noqa: E402
+from heat_breakpoint.model import reasons  # noqa: E402
 from tests.distributed import harness  # noqa: E402
 
 SECTIONS = ('release', 'check', 'scale', 'soak')

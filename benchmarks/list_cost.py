@@ -39,8 +39,8 @@ from heatclient.common import event_utils
 from heatclient.common import hook_utils
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 
 import _common

@@ -38,9 +38,9 @@ Target: plugin/stock ratio of medians <= 1.02. ``--quick`` runs the
 import itertools
 import time
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import registry
 
 import _common
 
@@ -61,7 +61,7 @@ def release(hc, server, name, action):
     server.wait_event(name, 'root',
                       _common.NATIVE_PAUSED % (action, hook))
     hc.resources.signal(name, 'root', data={
-        'unset_hook': hook, reasons.SIGNAL_KEY: reasons.RELEASE_CONTINUE})
+        'unset_hook': hook, protocol.SIGNAL_KEY: protocol.RELEASE_CONTINUE})
 
 
 def trial(server, hc, size, mode):

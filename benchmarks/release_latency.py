@@ -37,9 +37,9 @@ import time
 
 from heatclient.v1 import resources as hc_resources
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 
 import _common
 

@@ -44,7 +44,8 @@ import time
 
 import yaml
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 
 import _common
 
@@ -115,7 +116,7 @@ def signal(hc, stack, name, how):
     (By id alone heatclient first looks the stack up: one more request.)
     """
     hc.resources.signal(stack, name, data={
-        'unset_hook': 'pre-create', reasons.SIGNAL_KEY: how})
+        'unset_hook': 'pre-create', protocol.SIGNAL_KEY: how})
 
 
 def ident(server, stack_id):
@@ -180,7 +181,7 @@ def continue_all(server, hc, name, stack_id, timeout=1800):
     while time.monotonic() < deadline:
         for stack, resource in sorted(held(server, stack_id) - released):
             signal(hc, ident(server, stack), resource,
-                   reasons.RELEASE_CONTINUE)
+                   protocol.RELEASE_CONTINUE)
             released.add((stack, resource))
         row = server.stack_row(name)
         if row is not None and tuple(row[:2]) == ('CREATE', 'COMPLETE'):
@@ -221,7 +222,7 @@ def list_and_step(server, hc, log, samples):
         stack = ident(server, sid)
         before = held(server, stack_id)
         began = time.perf_counter()
-        signal(hc, stack, rname, reasons.RELEASE_STEP)
+        signal(hc, stack, rname, protocol.RELEASE_STEP)
 
         def stepped(count):
             def reached():

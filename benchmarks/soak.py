@@ -36,7 +36,8 @@ import time
 
 import _common
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 
 TARGET = 1.05
 BIN = os.path.dirname(sys.executable)
@@ -70,7 +71,7 @@ def wait_held(server, name, resource, timeout=120):
 
 def release(hc, name, resource, hook, how):
     hc.resources.signal(name, resource, data={'unset_hook': hook,
-                                              reasons.SIGNAL_KEY: how})
+                                              protocol.SIGNAL_KEY: how})
 
 
 def wait_deleted(server, name, timeout=300):
@@ -91,16 +92,16 @@ def cycle(server, hc, index, with_breakpoints):
                      environment=env)
     if with_breakpoints:
         wait_held(server, name, 'B')
-        release(hc, name, 'B', 'pre-create', reasons.RELEASE_STEP)
+        release(hc, name, 'B', 'pre-create', protocol.RELEASE_STEP)
         wait_held(server, name, 'C')
-        release(hc, name, 'C', 'pre-create', reasons.RELEASE_CONTINUE)
+        release(hc, name, 'C', 'pre-create', protocol.RELEASE_CONTINUE)
     server.wait_stack(name, 'CREATE')
     env = ({'breakpoints': [{'resource': 'C', 'action': 'update'}]}
            if with_breakpoints else {})
     hc.stacks.update(name, template=template('two'), environment=env)
     if with_breakpoints:
         wait_held(server, name, 'C')
-        release(hc, name, 'C', 'pre-update', reasons.RELEASE_CONTINUE)
+        release(hc, name, 'C', 'pre-update', protocol.RELEASE_CONTINUE)
     server.wait_stack(name, 'UPDATE')
     hc.stacks.delete(name)
     wait_deleted(server, name)

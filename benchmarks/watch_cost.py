@@ -43,8 +43,8 @@ from unittest import mock
 
 from keystoneauth1 import session as ks_session
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from heatclient_ext.terminal import watch_session as watch_v1
 
 import _common

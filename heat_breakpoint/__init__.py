@@ -1,5 +1,5 @@
 """Stack breakpoints for OpenStack Heat (the server half).
 
-The breakpoint model lives in :mod:`heat_breakpoint.breakpoints` and is
+The breakpoint model lives in :mod:`heat_breakpoint.model.breakpoints` and is
 shared with the client half (:mod:`heatclient_ext`).
 """

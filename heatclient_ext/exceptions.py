@@ -16,7 +16,7 @@ message on stderr and exit code 1; anything else is a bug and keeps its
 traceback under ``--debug``.
 """
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 
 
 class BreakpointCommandError(breakpoints.BreakpointError):

@@ -13,9 +13,9 @@
 
 Heat's API refuses environment sections it does not know, so a stack request
 whose environment (or environment file) holds breakpoints is rewritten into
-native hooks plus the breakpoint marker (see ``heat_breakpoint.breakpoints``)
-before Heat parses it, and breakpoints naming no resource of the template are
-answered with an HTTP 400 in Heat's fault format. It also serves the
+native hooks plus the breakpoint marker (see
+``heat_breakpoint.model.breakpoints``) before Heat parses it, and
+breakpoints naming no resource of the template are answered with an HTTP 400 in Heat's fault format. It also serves the
 read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
 :mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
 held to Heat's own rule for the request, and a resource signal carrying
@@ -40,10 +40,10 @@ import webob.exc
 
 from heat_breakpoint.api import request_policy
 from heat_breakpoint.api import view
-from heat_breakpoint import breakpoints
-from heat_breakpoint import envfile
-from heat_breakpoint import nesting
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import envfile
+from heat_breakpoint.model import nesting
+from heat_breakpoint.model import registry
 
 LOG = logging.getLogger(__name__)
 

@@ -38,10 +38,10 @@ import typing
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import reader
 from heat_breakpoint.db import tables
 from heat_breakpoint.db import target_kinds
+from heat_breakpoint.model import breakpoints
 
 _operations, _targets, _pauses = tables.operations, tables.targets, \
     tables.pauses

@@ -13,7 +13,7 @@
 
 ``set R`` arms R, ``clear R`` disarms it, ``to R`` makes R the only
 resource left to hold. They arrive as a resource signal carrying
-``reasons.COMMAND_KEY`` (see :mod:`seam`), addressed to the stack the user
+``protocol.COMMAND_KEY`` (see :mod:`seam`), addressed to the stack the user
 named, with the resource's path below it: the path may reach into nested
 stacks the operation has not created or updated yet, so it is checked
 against the templates (members of resource groups included), not only
@@ -29,15 +29,15 @@ from heat.db import api as db_api
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import hold_records
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 
 LOG = logging.getLogger(__name__)
 

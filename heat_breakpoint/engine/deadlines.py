@@ -33,7 +33,8 @@ from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import hold_records
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 
 LOG = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ def _expire(stack_id, resource_id) -> None:
         rsrc.clear_hook(record['hook'])
         pause_clock.hold_ended(facts.place(stack).key)
         events.record(rsrc, reasons.released(record['breakpoint'],
-                                             reasons.RELEASE_TIMEOUT))
+                                             protocol.RELEASE_TIMEOUT))
         stack.mark_failed('Timed out')
     except Exception:
         LOG.exception('Could not time out held stack %s', stack_id)

@@ -34,10 +34,10 @@ import typing
 
 from oslo_log import log as logging
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint import reasons
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
 
 if typing.TYPE_CHECKING:  # pragma: no cover
     from heat_breakpoint.engine import facts

@@ -46,12 +46,12 @@ from oslo_log import log as logging
 
 from heat.objects import stack as stack_objects
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import tables
 from heat_breakpoint.engine import decision
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 
 LOG = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from oslo_utils import timeutils
 
 from heat.objects import resource as resource_objects
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import resource_data
+from heat_breakpoint.model import breakpoints
 
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}

@@ -15,12 +15,12 @@ A hold must help a person debug without leaking what the template author
 hid. What is secret is decided from the template's structure
 (:mod:`.template_secrets`: derived from a hidden parameter, through any
 function, resource or nested stack) and masked whole; names that say they
-hold a secret (:mod:`heat_breakpoint.secrets`, the rule the client uses
+hold a secret (:mod:`heat_breakpoint.model.secrets`, the rule the client uses
 too, with its name/value pair idiom) are masked wherever they appear.
 Free text (a failure's message, why a value could not be resolved) has
 no structure: it is searched for the secret values themselves, the
 second net, never for values shorter than
-:data:`heat_breakpoint.secrets.MIN_TEXT_SECRET`.
+:data:`heat_breakpoint.model.secrets.MIN_TEXT_SECRET`.
 """
 
 import collections.abc
@@ -29,7 +29,7 @@ import json
 import weakref
 
 from heat_breakpoint.engine import template_secrets
-from heat_breakpoint import secrets
+from heat_breakpoint.model import secrets
 
 MASK = secrets.MASK
 

@@ -37,7 +37,6 @@ from heat.db import api as db_api
 from heat.db import models
 from heat.objects import stack as stack_objects
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
@@ -47,7 +46,8 @@ from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import progress as progress_view
 from heat_breakpoint.engine import rpc_policy
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 
 ARMED = 'armed'
 HELD = 'held'

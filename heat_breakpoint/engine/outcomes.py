@@ -36,7 +36,6 @@ from oslo_log import log as logging
 
 from heat.common import exception
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
@@ -45,7 +44,8 @@ from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
-from heat_breakpoint import reasons
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
 
 LOG = logging.getLogger(__name__)
 
@@ -148,7 +148,7 @@ def refusal(record, how: str, resource_id=None):
     """Why a release ``how`` cannot apply to this hold, or None."""
     when = record.get('when', breakpoints.BEFORE)
     name, action = record['breakpoint'], record['action']
-    if how == reasons.RELEASE_RETRY:
+    if how == protocol.RELEASE_RETRY:
         if when != breakpoints.FAILED:
             return ('%s is held %s %s, not on its failure: retry applies '
                     'to a resource held on failure' % (name, when, action))
@@ -156,7 +156,7 @@ def refusal(record, how: str, resource_id=None):
             return ('The failed %s of %s left physical resource %s: '
                     'retrying would lose it; use continue, clear or a '
                     'stack update' % (action, name, resource_id))
-    if how == reasons.RELEASE_STEP and when == breakpoints.FAILED:
+    if how == protocol.RELEASE_STEP and when == breakpoints.FAILED:
         return ('%s is held on its %s failure: use retry, continue or '
                 'clear' % (name, action))
     return None
@@ -166,12 +166,12 @@ def check_release(rsrc, details) -> None:
     """Refuse a release signal that does not fit the hold it names."""
     if not isinstance(details, dict) or 'unset_hook' not in details:
         return
-    how = details.get(reasons.SIGNAL_KEY)
-    if how not in (reasons.RELEASE_RETRY, reasons.RELEASE_STEP):
+    how = details.get(protocol.SIGNAL_KEY)
+    if how not in (protocol.RELEASE_RETRY, protocol.RELEASE_STEP):
         return
     record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details['unset_hook']:
-        if how == reasons.RELEASE_RETRY:
+        if how == protocol.RELEASE_RETRY:
             raise exception.InvalidBreakPointHook(
                 message='%s is not held on failure: nothing to retry'
                 % rsrc.name)
@@ -179,7 +179,7 @@ def check_release(rsrc, details) -> None:
     why = refusal(record, how, rsrc.resource_id)
     if why:
         raise exception.InvalidBreakPointHook(message=why)
-    if how == reasons.RELEASE_STEP and 'traversal' in record:
+    if how == protocol.RELEASE_STEP and 'traversal' in record:
         _check_step_room(rsrc, record)
 
 
@@ -208,7 +208,7 @@ def released(rsrc, record, how: str) -> None:
     when = record.get('when')
     if when == breakpoints.AFTER:
         _note(rsrc, record, PROPAGATE)
-    elif when == breakpoints.FAILED and how == reasons.RELEASE_RETRY:
+    elif when == breakpoints.FAILED and how == protocol.RELEASE_RETRY:
         # As before the action: the check runs it again.
         hold_records.set_state(rsrc, *record['before'])
     elif when == breakpoints.FAILED:

@@ -44,7 +44,6 @@ from heat.common import exception
 from heat.db import api as db_api
 from heat.engine import check_resource
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
@@ -54,8 +53,10 @@ from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import lost_releases
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heat_breakpoint import notify
-from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
@@ -146,9 +147,9 @@ def _end_stale(rsrc, record) -> None:
     hold_records.forget(rsrc, record, atomic=False)
     rsrc.clear_hook(record['hook'])
     hold_records.drop_notes(rsrc)
-    how = (reasons.RELEASE_CANCEL
+    how = (protocol.RELEASE_CANCEL
            if facts.place(rsrc.stack).root_action == decision.ROLLBACK
-           else reasons.RELEASE_SUPERSEDED)
+           else protocol.RELEASE_SUPERSEDED)
     events.record(rsrc, reasons.released(record['breakpoint'], how))
 
 

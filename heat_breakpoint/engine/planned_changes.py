@@ -48,13 +48,13 @@ import weakref
 from heat.engine import resource as heat_resource
 from heat.engine import template as heat_template
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import template_secrets
+from heat_breakpoint.model import breakpoints
 
 IN_PLACE, REPLACE, ADD, REMOVE = 'in-place', 'replace', 'add', 'remove'
 KINDS = (IN_PLACE, REPLACE, ADD, REMOVE)

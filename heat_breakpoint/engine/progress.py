@@ -41,7 +41,7 @@ from heat.common import timeutils as heat_timeutils
 from heat.db import api as db_api
 from heat.db import models
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 
 WAITING = 'waiting'
 IN_PROGRESS = 'in_progress'

@@ -33,7 +33,6 @@ from heat.db import api as db_api
 from heat.engine import check_resource
 from heat.rpc import worker_client
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
@@ -45,14 +44,16 @@ from heat_breakpoint.engine import lost_releases
 from heat_breakpoint.engine import outcomes
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heat_breakpoint import notify
-from heat_breakpoint import reasons
 
 LOG = logging.getLogger(__name__)
 
-_ENDED = {operation_state.CANCELLED: reasons.RELEASE_CANCEL,
-          operation_state.FAILED: reasons.RELEASE_FAILED,
-          operation_state.SUPERSEDED: reasons.RELEASE_SUPERSEDED}
+_ENDED = {operation_state.CANCELLED: protocol.RELEASE_CANCEL,
+          operation_state.FAILED: protocol.RELEASE_FAILED,
+          operation_state.SUPERSEDED: protocol.RELEASE_SUPERSEDED}
 
 
 def _caller_context(rsrc):
@@ -87,15 +88,15 @@ def release(rsrc, details) -> None:
     record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details.get('unset_hook'):
         return  # a plain native hook: stock Heat has done everything
-    how = details.get(reasons.SIGNAL_KEY)
-    if how not in reasons.RELEASES:
-        how = reasons.RELEASE_HOOK_CLEAR
+    how = details.get(protocol.SIGNAL_KEY)
+    if how not in protocol.RELEASES:
+        how = protocol.RELEASE_HOOK_CLEAR
     convergence = 'traversal' in record
     ended = _forward_ended(rsrc, record) if convergence else None
     if ended is not None:
         how = ended
     shown = how
-    if how == reasons.RELEASE_RUN_TO and convergence:
+    if how == protocol.RELEASE_RUN_TO and convergence:
         shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
     event = reasons.released(record['breakpoint'], shown)
     if convergence and not _claim(rsrc, record, how, ended, event):
@@ -144,7 +145,7 @@ def _claim(rsrc, record, how, ended, event) -> bool:
 
 def depth_of(details):
     """The ``--nested-depth`` a continue carries, or None (every level)."""
-    depth = details.get(reasons.SIGNAL_DEPTH_KEY)
+    depth = details.get(protocol.SIGNAL_DEPTH_KEY)
     if isinstance(depth, int) and not isinstance(depth, bool) and \
             0 <= depth <= breakpoints.MAX_DEPTH:
         return depth
@@ -154,10 +155,10 @@ def depth_of(details):
 def _go_on(rsrc, record, how, details) -> None:
     """What the release asked for the rest of the operation."""
     key = facts.place(rsrc.stack).key
-    if how == reasons.RELEASE_CONTINUE:
+    if how == protocol.RELEASE_CONTINUE:
         operation_state.mark(key,
                              target_kinds.continue_mode(depth_of(details)))
-    elif how == reasons.RELEASE_STEP:
+    elif how == protocol.RELEASE_STEP:
         by_kind = {}
         for path, kind in stepping.planned(
                 rsrc, record['action'],

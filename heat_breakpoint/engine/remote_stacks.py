@@ -25,8 +25,8 @@ remote stack are given to that stack itself.
 from oslo_config import cfg
 from oslo_log import log as logging
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 
 LOG = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import releases
 from heat_breakpoint.engine import rpc_policy
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 
 LOG = logging.getLogger(__name__)
 
@@ -50,9 +50,9 @@ def carried(details):
     """:data:`COMMAND`, :data:`RELEASE`, or None for a stock signal."""
     if not isinstance(details, dict):
         return None
-    if reasons.COMMAND_KEY in details:
+    if protocol.COMMAND_KEY in details:
         return COMMAND
-    if 'unset_hook' in details and reasons.SIGNAL_KEY in details:
+    if 'unset_hook' in details and protocol.SIGNAL_KEY in details:
         return RELEASE
     return None
 
@@ -131,10 +131,10 @@ def _command(service, cnxt, stack_identity, resource_name, details):
         stack = parser.Stack.load(
             cnxt, stack=service._get_stack(cnxt, stack_identity))
         # The path may reach below resources that do not exist yet.
-        path = details.get(reasons.COMMAND_PATH_KEY) or resource_name
+        path = details.get(protocol.COMMAND_PATH_KEY) or resource_name
         return commands.command(
-            stack, str(path), details[reasons.COMMAND_KEY],
-            details.get(reasons.COMMAND_WHEN_KEY) or 'before',
+            stack, str(path), details[protocol.COMMAND_KEY],
+            details.get(protocol.COMMAND_WHEN_KEY) or 'before',
             releases.depth_of(details))
     except exception.HeatException:
         # As Heat's own request_context does: an expected error goes

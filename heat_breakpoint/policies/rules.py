@@ -31,7 +31,7 @@ import typing
 from oslo_log import versionutils
 from oslo_policy import policy
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 
 POLICY_ROOT = 'breakpoints:%s'
 SCOPE = 'breakpoints'
@@ -61,11 +61,11 @@ _SIGNAL_PATH = ('/v1/{tenant_id}/stacks/{stack_name}/{stack_id}/'
 # What a command or a release key in a signal needs.
 _COMMANDS = {'set': SET, 'clear': CLEAR, 'to': CONTINUE}
 _RELEASES = {
-    reasons.RELEASE_STEP: STEP,
-    reasons.RELEASE_CONTINUE: CONTINUE,
-    reasons.RELEASE_RUN_TO: CONTINUE,
-    reasons.RELEASE_CLEAR: CLEAR,
-    reasons.RELEASE_RETRY: RETRY,
+    protocol.RELEASE_STEP: STEP,
+    protocol.RELEASE_CONTINUE: CONTINUE,
+    protocol.RELEASE_RUN_TO: CONTINUE,
+    protocol.RELEASE_CLEAR: CLEAR,
+    protocol.RELEASE_RETRY: RETRY,
 }
 
 
@@ -148,10 +148,10 @@ def action_for_signal(details: object) -> typing.Optional[str]:
     """
     if not isinstance(details, dict):
         return None
-    if reasons.COMMAND_KEY in details:
-        kind = details[reasons.COMMAND_KEY]
+    if protocol.COMMAND_KEY in details:
+        kind = details[protocol.COMMAND_KEY]
         return _COMMANDS.get(kind, SET) if isinstance(kind, str) else SET
-    how = details.get(reasons.SIGNAL_KEY)
+    how = details.get(protocol.SIGNAL_KEY)
     if isinstance(how, str):
         return _RELEASES.get(how)
     return None

@@ -21,7 +21,7 @@ prompt's words
 watch's meanings.
 """
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext import exceptions
@@ -56,7 +56,7 @@ class Control:
         self.cancel = cancel
         self.ours = set()
 
-    def release(self, rows, how=reasons.RELEASE_CLEAR):
+    def release(self, rows, how=protocol.RELEASE_CLEAR):
         for row in rows:
             try:
                 self.manager.release(self.stack, row['resource'], how, [row])

@@ -22,7 +22,7 @@ while it runs :class:`Arming` arms and disarms what changed, as
 import fnmatch
 import os
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1

@@ -25,7 +25,7 @@ another ``held_since``, or still after :data:`RELEASE_GRACE` seconds.
 import threading
 import time
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.v1 import breakpoints as bp_v1
 

@@ -27,7 +27,7 @@ import threading
 import time
 
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import arguments
 from heatclient_ext.dap import control as dap_control

@@ -16,7 +16,7 @@ import logging
 from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import output

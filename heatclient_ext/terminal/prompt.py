@@ -25,7 +25,7 @@ import collections
 import fnmatch
 import re
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable

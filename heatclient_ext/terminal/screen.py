@@ -25,7 +25,7 @@ import sys
 import textwrap
 import time
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt

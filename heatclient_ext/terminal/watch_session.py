@@ -22,7 +22,7 @@ typed without stopping the screen (:mod:`.keyboard`) and the loop
 import contextlib
 import time
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
@@ -188,7 +188,7 @@ class Session:
             if held and self.cancelled:
                 # A rollback after cancel: nothing is to stay parked.
                 self._release([row['resource'] for row in held],
-                              reasons.RELEASE_CONTINUE, held,
+                              protocol.RELEASE_CONTINUE, held,
                               _('during the rollback'))
                 continue
             self.show(snap, held)
@@ -311,9 +311,9 @@ class Session:
     def _do(self, answer, held):
         verb, arg = answer
         if verb == STEP:
-            self._release([arg], reasons.RELEASE_STEP, held)
+            self._release([arg], protocol.RELEASE_STEP, held)
         elif verb == RELEASE:
-            self._release(arg, reasons.RELEASE_CLEAR, held)
+            self._release(arg, protocol.RELEASE_CLEAR, held)
         elif verb == RETRY:
             self.manager.retry(self.stack, arg)
             self.say(_('retrying %s (if it fails again, it holds again)')

@@ -18,8 +18,8 @@ user named, carried to the engine in the protocol's keys.
 
 from heatclient import exc as heat_exc
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import terms
@@ -28,7 +28,7 @@ from heatclient_ext.v1 import terms
 class Commanding:
     """The commands; reads through :class:`.viewing.Viewing`'s calls."""
 
-    def release(self, stack, name=None, how=reasons.RELEASE_CONTINUE,
+    def release(self, stack, name=None, how=protocol.RELEASE_CONTINUE,
                 rows=None, extra=None):
         """Release held resources (all, or the one at ``name``).
 
@@ -54,7 +54,7 @@ class Commanding:
 
     def _signal(self, row, how, extra=None):
         data = dict(extra or {})
-        data.update({'unset_hook': row['hook'], reasons.SIGNAL_KEY: how})
+        data.update({'unset_hook': row['hook'], protocol.SIGNAL_KEY: how})
         try:
             self.client.resources.signal(
                 stack_id=row['stack'], resource_name=row['resource_name'],
@@ -75,7 +75,7 @@ class Commanding:
         rows = [row for row in found if row['state'] == terms.HELD]
         # The engine disarms the breakpoints this many levels down only.
         extra = {} if nested_depth is None else {
-            reasons.SIGNAL_DEPTH_KEY: nested_depth}
+            protocol.SIGNAL_DEPTH_KEY: nested_depth}
         if to is None and not rows and terms.running(st) and \
                 self.view(terms.ident(st)) is not None:
             # Nothing held yet: the engine disarms every breakpoint for
@@ -87,11 +87,11 @@ class Commanding:
             late = [row for row in self.current(stack, nested_depth)[1]
                     if row['state'] == terms.HELD]
             if late:
-                late = self.release(stack, how=reasons.RELEASE_CONTINUE,
+                late = self.release(stack, how=protocol.RELEASE_CONTINUE,
                                     rows=late, extra=extra)
             return armed + late
         if to is None:
-            return self.release(stack, how=reasons.RELEASE_CONTINUE,
+            return self.release(stack, how=protocol.RELEASE_CONTINUE,
                                 rows=rows, extra=extra)
         self._require_plugin(rows, 'continue --to')
         found = self._runtime_state(stack, to, 'continue --to')
@@ -101,12 +101,12 @@ class Commanding:
         self.command(st, to, 'to')
         rows = [row for row in rows if row['resource'] != to]
         for row in rows:
-            self._signal(row, reasons.RELEASE_RUN_TO)
+            self._signal(row, protocol.RELEASE_RUN_TO)
         return rows
 
     def _continue_command(self, st, extra=None):
         data = dict(extra or {})
-        data[reasons.COMMAND_KEY] = 'continue'
+        data[protocol.COMMAND_KEY] = 'continue'
         try:
             self.client.resources.signal(
                 stack_id=terms.ident(st), resource_name=st.stack_name,
@@ -146,9 +146,9 @@ class Commanding:
             raise terms.error(
                 _('%(name)s is a pattern: give one resource path'),
                 name=name)
-        data = {reasons.COMMAND_KEY: kind, reasons.COMMAND_PATH_KEY: name}
+        data = {protocol.COMMAND_KEY: kind, protocol.COMMAND_PATH_KEY: name}
         if when != breakpoints.BEFORE:
-            data[reasons.COMMAND_WHEN_KEY] = when
+            data[protocol.COMMAND_WHEN_KEY] = when
         try:
             self.client.resources.signal(
                 stack_id=terms.ident(st), resource_name=bp.segments[0],
@@ -205,7 +205,7 @@ class Commanding:
         rows = [row for row in found
                 if row['state'] == terms.HELD and row['resource'] == name]
         if rows:
-            return self.release(stack, name, reasons.RELEASE_CLEAR,
+            return self.release(stack, name, protocol.RELEASE_CLEAR,
                                 rows), 'released'
         if terms.running(st) and not terms.is_pattern(name):
             described = self.describe(ident, name)
@@ -247,7 +247,7 @@ class Commanding:
             # A held failure is not stepped from (retry, continue, clear).
             rows = [row for row in rows if terms.row_value(row, 'when') !=
                     breakpoints.FAILED] or rows
-        return self.release(stack, name, reasons.RELEASE_STEP, rows)
+        return self.release(stack, name, protocol.RELEASE_STEP, rows)
 
     def retry(self, stack, name):
         """Run the failed action of the resource held at ``name`` again.
@@ -264,7 +264,7 @@ class Commanding:
                       'on its failure: retry applies to a '
                       'resource held on failure'), name=name,
                     when=when, action=row['action'])
-        return self.release(stack, name, reasons.RELEASE_RETRY, rows or None)
+        return self.release(stack, name, protocol.RELEASE_RETRY, rows or None)
 
     @staticmethod
     def _require_plugin(rows, what):

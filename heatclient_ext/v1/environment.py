@@ -47,10 +47,10 @@ from heatclient.common import utils as heat_utils
 from heatclient import exc as heat_exc
 from oslo_serialization import jsonutils
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import envfile
-from heat_breakpoint import nesting
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import envfile
+from heat_breakpoint.model import nesting
+from heat_breakpoint.model import registry
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 

@@ -24,7 +24,7 @@ import collections
 import dataclasses
 import typing
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext.printable import printable
 from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import stock

@@ -20,7 +20,7 @@ breakpoints.
 
 import collections
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 

@@ -22,7 +22,7 @@ import time
 from heatclient.common import template_utils
 from heatclient import exc as heat_exc
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import environment
@@ -150,7 +150,7 @@ class Operating:
         released = []
         for row in held:
             try:
-                self.release(ident, row['resource'], reasons.RELEASE_CLEAR,
+                self.release(ident, row['resource'], protocol.RELEASE_CLEAR,
                              [row])
                 released.append(row)
             except exceptions.USER_ERRORS:

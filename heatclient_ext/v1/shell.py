@@ -35,8 +35,6 @@ from heatclient_ext.v1 import kinds
 #: What ``breakpoint-set`` suggests for a stack with no operation running.
 NEXT_OPERATION = ('heat-breakpoint stack-update %(stack)s --existing '
                   '--breakpoint %(name)s')
-# How often --poll looks at a stack that was created with breakpoints.
-DEFAULT_POLL = 5
 
 _BREAKPOINT_ARG = (
     ('--breakpoint',),

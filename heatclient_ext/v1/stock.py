@@ -30,9 +30,9 @@ import re
 from heatclient import exc as heat_exc
 from oslo_utils import timeutils
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import secrets
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 

@@ -18,8 +18,8 @@ The manager's parts (:mod:`.viewing`, :mod:`.commanding`,
 import argparse
 import collections
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import secrets
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 

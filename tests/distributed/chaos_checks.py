@@ -48,7 +48,7 @@ import time
 
 from heatclient import exc as heat_exc
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import reasons
 from heatclient_ext import exceptions as client_exc
 from heatclient_ext.v1 import breakpoints as bp_api
 from tests.distributed import common

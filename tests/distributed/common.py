@@ -23,9 +23,9 @@ import sys
 import time
 import uuid
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 
 BIN = os.path.dirname(sys.executable)

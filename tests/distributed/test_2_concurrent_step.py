@@ -23,7 +23,8 @@ atomic update of the resource row) or is told the hook is no longer set.
 
 import threading
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_api
 from tests.distributed import common
@@ -91,7 +92,7 @@ def test_two_api_clients_step_at_once(cluster):
                                                          st.id)))
         barrier.wait()
         try:
-            manager.release(stack, name, reasons.RELEASE_STEP, rows)
+            manager.release(stack, name, protocol.RELEASE_STEP, rows)
         except exceptions.BreakpointCommandError as exc:
             outcomes[stack].append((False, str(exc)))
         else:

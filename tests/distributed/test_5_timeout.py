@@ -28,7 +28,7 @@ import time
 
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import reasons
 from tests.distributed import common
 from tests.distributed import conftest
 

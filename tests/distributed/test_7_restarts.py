@@ -48,7 +48,8 @@ import time
 import pytest
 import requests
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from tests.distributed import common
 from tests.distributed import harness
 
@@ -280,7 +281,7 @@ def _during_database_outage(cluster, stack, stack_id, names):
             ('signal', 'post', '/stacks/%s/%s/resources/%s/signal' % (
                 stack, stack_id, b), {
                     'unset_hook': 'pre-create',
-                    reasons.SIGNAL_KEY: reasons.RELEASE_CONTINUE})):
+                    protocol.SIGNAL_KEY: protocol.RELEASE_CONTINUE})):
         answer = getattr(requests, method)(
             cluster.endpoint() + path, json=body, timeout=FAIL_WITHIN)
         fault = answer.json()

@@ -39,8 +39,8 @@ import time
 
 import pytest
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.distributed import common
 from tests.distributed import conftest as tier

@@ -22,7 +22,7 @@ from heatclient import exc as heat_exc
 import pytest
 import requests
 
-from heat_breakpoint import registry
+from heat_breakpoint.model import registry
 from tests.functional import test_engine
 from tests.functional import utils
 

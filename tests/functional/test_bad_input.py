@@ -41,8 +41,8 @@ import requests
 import yaml
 
 from heat_breakpoint.api import filter as api_filter
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils

@@ -29,7 +29,7 @@ import subprocess
 from heatclient import exc as heat_exc
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -170,10 +170,10 @@ def assert_nothing_forward(server, heat, name, before, path):
     leaf = path.rsplit('/', 1)[-1]
     found = [e.resource_status_reason for e in nested_events(
         heat, name, leaf)]
-    assert any(r.endswith(' released (%s)' % reasons.RELEASE_CANCEL)
+    assert any(r.endswith(' released (%s)' % protocol.RELEASE_CANCEL)
                for r in found), found
-    assert not any(r.endswith(' released (%s)' % reasons.RELEASE_STEP) or
-                   r.endswith(' released (%s)' % reasons.RELEASE_CLEAR)
+    assert not any(r.endswith(' released (%s)' % protocol.RELEASE_STEP) or
+                   r.endswith(' released (%s)' % protocol.RELEASE_CLEAR)
                    for r in found), found
     assert interactive.held(server, name) == []
     utils.wait_for(lambda: not rows_left(server, stack.id), 30,
@@ -195,7 +195,7 @@ def test_a_release_racing_the_cancel_resumes_nothing(
     heat.actions.cancel_update(stack_name)
     # At once, before the rollback reaches the nested stack: the engine,
     # not the client, must keep the forward update from going on.
-    manager.release(stack_name, path, reasons.RELEASE_STEP, rows)
+    manager.release(stack_name, path, protocol.RELEASE_STEP, rows)
     assert_nothing_forward(heat_server, heat, stack_name, before, path)
 
 

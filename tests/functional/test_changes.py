@@ -23,9 +23,9 @@ import json
 from heatclient import exc as heat_exc
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext import shell as legacy_shell
 from tests.functional import conftest
 from tests.functional import utils

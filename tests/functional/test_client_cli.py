@@ -23,7 +23,7 @@ import tempfile
 import pytest
 import yaml
 
-from heat_breakpoint import registry
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 from tests.functional import utils
 

@@ -26,7 +26,8 @@ import time
 from heatclient import exc as heat_exc
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import test_engine
 from tests.functional import utils
@@ -38,7 +39,7 @@ CONTROL = '\x1b[31m\x07\n'
 def command(heat, stack, path, kind='clear'):
     """A raw command signal, as any API caller can send one."""
     heat.resources.signal(stack, 'A', data={
-        reasons.COMMAND_KEY: kind, reasons.COMMAND_PATH_KEY: path})
+        protocol.COMMAND_KEY: kind, protocol.COMMAND_PATH_KEY: path})
 
 
 def refused(heat, stack, path, kind='clear'):

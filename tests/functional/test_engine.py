@@ -16,9 +16,10 @@ import os
 
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -58,7 +59,7 @@ def wait_held(hc, stack, name, status='CREATE_IN_PROGRESS', timeout=60):
 
 def signal_release(hc, stack, name, hook='pre-create', how='continue'):
     hc.resources.signal(stack, name, data={'unset_hook': hook,
-                                           reasons.SIGNAL_KEY: how})
+                                           protocol.SIGNAL_KEY: how})
 
 
 def complete_events(hc, stack, name, action='CREATE'):
@@ -105,7 +106,7 @@ def test_create_holds_breakpoint_and_its_dependents_only(heat_server, heat,
                         ['a1', 'a2', 'a3', 'b1', 'b2', 'b3'])
     released = [e.resource_status_reason
                 for e in heat.events.list(stack_name, resource_name='a2')]
-    assert reasons.released('a2', reasons.RELEASE_HOOK_CLEAR) in released
+    assert reasons.released('a2', protocol.RELEASE_HOOK_CLEAR) in released
     # The hidden parameter's value appears in no event and no answer.
     for event in heat.events.list(stack_name):
         if event.resource_name == stack_name:

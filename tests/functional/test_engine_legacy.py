@@ -21,7 +21,8 @@ from unittest import mock
 
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -71,5 +72,5 @@ def test_legacy_create_holds_and_releases(legacy_server, stack_name):
     reasons_seen = [e.resource_status_reason
                     for e in heat.events.list(stack_name,
                                               resource_name='a2')]
-    assert reasons.released('a2', reasons.RELEASE_HOOK_CLEAR) in \
+    assert reasons.released('a2', protocol.RELEASE_HOOK_CLEAR) in \
         reasons_seen

@@ -48,7 +48,8 @@ from keystoneauth1 import session as ks_session
 import pytest
 import requests
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
@@ -322,18 +323,19 @@ B_API_CALLS = {
                                                 a.hit_event),
     'signal-release-continue': _signal({
         'unset_hook': 'pre-create',
-        reasons.SIGNAL_KEY: reasons.RELEASE_CONTINUE}),
+        protocol.SIGNAL_KEY: protocol.RELEASE_CONTINUE}),
     'signal-release-step': _signal({
-        'unset_hook': 'pre-create', reasons.SIGNAL_KEY: reasons.RELEASE_STEP}),
+        'unset_hook': 'pre-create',
+        protocol.SIGNAL_KEY: protocol.RELEASE_STEP}),
     'signal-release-clear': _signal({
         'unset_hook': 'pre-create',
-        reasons.SIGNAL_KEY: reasons.RELEASE_CLEAR}),
+        protocol.SIGNAL_KEY: protocol.RELEASE_CLEAR}),
     'signal-stock-unset-hook': _signal({'unset_hook': 'pre-create'}),
     'signal-release-by-id': lambda b, a: b.resources.signal(
         a.id, 'open', data={'unset_hook': 'pre-create'}),
-    'signal-command-set': _signal({reasons.COMMAND_KEY: 'set'}, 'last'),
-    'signal-command-clear': _signal({reasons.COMMAND_KEY: 'clear'}, 'open'),
-    'signal-command-to': _signal({reasons.COMMAND_KEY: 'to'}, 'last'),
+    'signal-command-set': _signal({protocol.COMMAND_KEY: 'set'}, 'last'),
+    'signal-command-clear': _signal({protocol.COMMAND_KEY: 'clear'}, 'open'),
+    'signal-command-to': _signal({protocol.COMMAND_KEY: 'to'}, 'last'),
     'update-patch-no-breakpoints': lambda b, a: b.stacks.update(
         a.ident, existing=True, environment={'breakpoints': []}),
     'update-patch-breakpoint': lambda b, a: b.stacks.update(
@@ -373,9 +375,9 @@ RAW_PATHS = [
 ]
 RAW_BODIES = {
     ('post', '/stacks/{name}/{id}/resources/held/signal'): {
-        'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'continue'},
+        'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'continue'},
     ('post', '/stacks/{name}/{id}/resources/last/signal'): {
-        reasons.COMMAND_KEY: 'set'},
+        protocol.COMMAND_KEY: 'set'},
     ('patch', '/stacks/{name}/{id}'): {'environment': {'breakpoints': []}},
 }
 
@@ -409,7 +411,7 @@ def test_b_command_signal_logs_no_traceback_control(heat_server, a_stack,
 
 
 def test_b_command_signal_logs_no_traceback(heat_server, a_stack, b_heat):
-    new = _log_of(heat_server, _signal({reasons.COMMAND_KEY: 'set'}, 'last'),
+    new = _log_of(heat_server, _signal({protocol.COMMAND_KEY: 'set'}, 'last'),
                   b_heat, a_stack)
     assert 'Traceback' not in new, new
 

@@ -34,9 +34,10 @@ import time
 
 import pytest
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
@@ -128,7 +129,7 @@ def _as_a_claim_left_it(left, name, engine_id):
         left['traversal'], engine_id), marker
     assert _holds_and_releases(left['events']) == (
         [reasons.held(name, 'CREATE', 'pre-create')],
-        [reasons.released(name, reasons.RELEASE_CONTINUE)]), left['events']
+        [reasons.released(name, protocol.RELEASE_CONTINUE)]), left['events']
 
 
 def _counted_once(server, stack, names, name, rsrc_id):
@@ -142,7 +143,7 @@ def _counted_once(server, stack, names, name, rsrc_id):
         [ev.resource_status_reason
          for ev in utils.events(heat, stack, name)]) == (
         [reasons.held(name, 'CREATE', 'pre-create')],
-        [reasons.released(name, reasons.RELEASE_CONTINUE)])
+        [reasons.released(name, protocol.RELEASE_CONTINUE)])
     assert 'breakpoint_sending' not in _left(server, name)['data']
     said, sent = _sent_again(server, rsrc_id)
     assert (len(said), sent) == (1, 1), (said, sent)

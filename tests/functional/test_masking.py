@@ -31,9 +31,9 @@ import json
 
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
-from heat_breakpoint import secrets
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
+from heat_breakpoint.model import secrets
 from tests.functional import conftest
 from tests.functional import utils
 

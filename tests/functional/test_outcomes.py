@@ -19,9 +19,10 @@ import json
 import os
 import time
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -145,7 +146,7 @@ def test_after_hold_released_by_continue_and_stock_hook_clear(
     # The engine refuses a retry of a hold that is not a failure.
     try:
         heat.resources.signal(stack_name, 'a', data={
-            'unset_hook': 'post-create', reasons.SIGNAL_KEY: 'retry'})
+            'unset_hook': 'post-create', protocol.SIGNAL_KEY: 'retry'})
     except Exception as exc:
         assert 'a is held after CREATE, not on its failure' in str(exc)
     else:

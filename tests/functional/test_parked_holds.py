@@ -31,9 +31,9 @@ import time
 import pytest
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 from tests.functional import utils
 

@@ -45,9 +45,10 @@ import requests
 import requests.adapters
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext import exceptions as bp_exceptions
 from heatclient_ext.terminal import watch_session as bp_watch
 from heatclient_ext.v1 import breakpoints as bp_v1
@@ -403,7 +404,7 @@ def test_another_project_gets_404_by_id(rbac, held_stack):
     view = requests.get(other + '/breakpoints', headers=headers)
     signal = requests.post(
         other + '/resources/alone/signal', headers=headers,
-        json={'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'})
+        json={'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step'})
     for answer in (view, signal):
         assert answer.status_code == 404, answer.text
         said = answer.text.replace(held_stack, '')
@@ -455,13 +456,13 @@ def test_reader_watch_interactive_in_a_terminal(rbac, held_stack):
 # -- a raw resource signal with our payload ------------------------------
 
 RAW = [
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'}, 'step'),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'continue'},
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step'}, 'step'),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'continue'},
      'continue'),
-    ({reasons.COMMAND_KEY: 'set', reasons.COMMAND_PATH_KEY: 'last'}, 'set'),
-    ({reasons.COMMAND_KEY: 'to', reasons.COMMAND_PATH_KEY: 'last'},
+    ({protocol.COMMAND_KEY: 'set', protocol.COMMAND_PATH_KEY: 'last'}, 'set'),
+    ({protocol.COMMAND_KEY: 'to', protocol.COMMAND_PATH_KEY: 'last'},
      'continue'),
-    ({reasons.COMMAND_KEY: 'clear', reasons.COMMAND_PATH_KEY: 'last'},
+    ({protocol.COMMAND_KEY: 'clear', protocol.COMMAND_PATH_KEY: 'last'},
      'clear'),
 ]
 
@@ -485,7 +486,7 @@ def test_raw_signal_in_osc_as_reader(rbac, held_stack):
     code, out, err = conftest.run_openstack(
         as_caller(rbac, READER), 'stack', 'resource', 'signal', held_stack,
         'alone', '--data', json.dumps({'unset_hook': 'pre-create',
-                                       reasons.SIGNAL_KEY: 'step'}))
+                                       protocol.SIGNAL_KEY: 'step'}))
     assert code != 0
     assert 'You are not authorized to use breakpoints:step' in out + err
 

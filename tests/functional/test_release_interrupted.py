@@ -22,9 +22,10 @@ import os
 import re
 import sqlite3
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import utils
 
@@ -87,7 +88,7 @@ def test_continue_after_a_release_cut_off_before_its_claim(heat_server):
     # had not, and nothing released it a second time.
     assert _hold_and_release_events(heat, 'release-cut-off', 'cut_b') == (
         [reasons.held('cut_b', 'CREATE', 'pre-create')],
-        [reasons.released('cut_b', reasons.RELEASE_CONTINUE)])
+        [reasons.released('cut_b', protocol.RELEASE_CONTINUE)])
 
 
 def test_a_stock_hook_not_set_is_still_refused(heat_server):

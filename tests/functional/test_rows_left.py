@@ -28,7 +28,7 @@ import tempfile
 
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_cancel
@@ -83,13 +83,13 @@ def test_no_rows_left_after_cancelled_and_released_replacements(own_server):
     # Cancelled, a release racing the cancel.
     rows = held_on_replace(own_server, heat, 'raced')
     heat.actions.cancel_update('raced')
-    manager.release('raced', 'inner/rep', reasons.RELEASE_STEP, rows)
+    manager.release('raced', 'inner/rep', protocol.RELEASE_STEP, rows)
     # Cancelled, nothing else said: the rollback ends the hold.
     held_on_replace(own_server, heat, 'plain')
     heat.actions.cancel_update('plain')
     # Released: the replacement goes on, the replaced row goes.
     rows = held_on_replace(own_server, heat, 'replaced')
-    manager.release('replaced', 'inner/rep', reasons.RELEASE_CLEAR, rows)
+    manager.release('replaced', 'inner/rep', protocol.RELEASE_CLEAR, rows)
     assert settled(heat, 'raced') == 'ROLLBACK_COMPLETE'
     assert settled(heat, 'plain') == 'ROLLBACK_COMPLETE'
     assert settled(heat, 'replaced') == 'UPDATE_COMPLETE'

@@ -12,7 +12,7 @@
 """Step through the graph, run to completion, arm and disarm, in the SAME
 operation, on the real local Heat through the real OSC commands."""
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import reasons
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine

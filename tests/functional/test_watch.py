@@ -309,7 +309,7 @@ DONE = re.compile(r' (\d+) of (\d+) done ')
 
 
 def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
-    from heat_breakpoint import breakpoints
+    from heat_breakpoint.model import breakpoints
 
     from tests.functional import test_outcomes
     test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',

@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import test_outcomes

@@ -23,7 +23,7 @@ lines as lines.
 import json
 import os
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext.v1 import breakpoints as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
@@ -67,14 +67,14 @@ def test_a_hold_whose_nested_stack_failed_says_so(heat_server, heat,
         '--breakpoint', 'inner/*', '--breakpoint-on-failure', 'inner')
     both = held(heat, stack_name, 'inner/d', 'inner/e')
     manager = bp_v1.BreakpointManager(heat)
-    manager.release(stack_name, 'inner/d', reasons.RELEASE_CLEAR,
+    manager.release(stack_name, 'inner/d', protocol.RELEASE_CLEAR,
                     [row for row in both if row['resource'] == 'inner/d'])
     # d fails: the nested stack fails (the root holds its failure).
     held(heat, stack_name, 'inner')
     nested = heat.resources.get(stack_name, 'inner').physical_resource_id
     assert heat.stacks.get(nested).stack_status == 'CREATE_FAILED'
     # e's release as a continue listed it before the failure sends it.
-    manager.release(stack_name, 'inner/e', reasons.RELEASE_CONTINUE,
+    manager.release(stack_name, 'inner/e', protocol.RELEASE_CONTINUE,
                     [row for row in both if row['resource'] == 'inner/e'])
     utils.wait_for(lambda: ('e', 'Breakpoint inner/* released (stack '
                             'failed)') in released_events(heat, stack_name),

@@ -23,8 +23,8 @@ import pytest
 import webob
 
 from heat_breakpoint.api import filter as api_filter
-from heat_breakpoint import breakpoints as bp
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints as bp
+from heat_breakpoint.model import registry
 
 TEMPLATE = {
     'heat_template_version': '2018-08-31',

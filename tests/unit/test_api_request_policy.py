@@ -26,7 +26,7 @@ import pytest
 import webob
 
 from heat_breakpoint.api import filter as api_filter
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
@@ -116,9 +116,9 @@ def test_another_project_in_the_path_is_refused(enforcer):
 
 
 @pytest.mark.parametrize('payload, rule', [
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'},
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step'},
      'breakpoints:step'),
-    ({reasons.COMMAND_KEY: 'set', reasons.COMMAND_PATH_KEY: 'a'},
+    ({protocol.COMMAND_KEY: 'set', protocol.COMMAND_PATH_KEY: 'a'},
      'breakpoints:set'),
 ])
 def test_a_reader_signal_with_our_command_is_refused(enforcer, payload,
@@ -141,6 +141,6 @@ def test_other_signals_are_heats_to_judge(enforcer, payload):
 
 def test_a_member_signal_goes_on_unchanged(enforcer):
     body = json.dumps({'unset_hook': 'pre-create',
-                       reasons.SIGNAL_KEY: 'continue'}).encode()
+                       protocol.SIGNAL_KEY: 'continue'}).encode()
     app = call(request(enforcer, SIGNAL_PATH, body, ['member', 'reader']))
     assert app.bodies == [body]

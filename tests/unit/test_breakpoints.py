@@ -19,11 +19,11 @@ import hypothesis
 from hypothesis import strategies as st
 import pytest
 
-from heat_breakpoint import breakpoints as bp
-from heat_breakpoint.breakpoints import Breakpoint
-from heat_breakpoint.breakpoints import BreakpointError
-from heat_breakpoint import envfile
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints as bp
+from heat_breakpoint.model.breakpoints import Breakpoint
+from heat_breakpoint.model.breakpoints import BreakpointError
+from heat_breakpoint.model import envfile
+from heat_breakpoint.model import registry
 
 FAST = hypothesis.settings(max_examples=200, deadline=None)
 

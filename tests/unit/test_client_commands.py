@@ -23,9 +23,10 @@ from unittest import mock
 from osc_lib import exceptions as osc_exc
 import pytest
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
@@ -155,10 +156,10 @@ def test_continue_and_clear(heat):
     assert json.loads(out) == [
         {'Resource': 'a2', 'Action': 'CREATE', 'Result': 'released'}]
     assert err == ''
-    assert heat.signals[0]['data'][reasons.SIGNAL_KEY] == 'continue'
+    assert heat.signals[0]['data'][protocol.SIGNAL_KEY] == 'continue'
     out, _err = osc(heat, 'clear', 's', 'a2', '-f', 'value')
     assert out.strip() == 'a2 CREATE released'
-    assert heat.signals[1]['data'][reasons.SIGNAL_KEY] == 'clear'
+    assert heat.signals[1]['data'][protocol.SIGNAL_KEY] == 'clear'
 
 
 def test_continue_on_stock_heat_says_what_still_holds():
@@ -171,7 +172,7 @@ def test_continue_on_stock_heat_says_what_still_holds():
     _out, err = osc(fake, 'continue', 's')
     assert 'no breakpoint plugin' in err
     assert fake.signals[0]['data'] == {'unset_hook': 'pre-create',
-                                       reasons.SIGNAL_KEY: 'continue'}
+                                       protocol.SIGNAL_KEY: 'continue'}
 
 
 @pytest.mark.parametrize('verb, argv, message', [
@@ -223,7 +224,7 @@ def test_legacy_show_and_clear(legacy, heat, capsys):
     out = capsys.readouterr().out
     assert '"db_password": "******"' in out
     assert shell.main(['breakpoint-clear', 's', 'a2']) == 0
-    assert heat.signals[-1]['data'][reasons.SIGNAL_KEY] == 'clear'
+    assert heat.signals[-1]['data'][protocol.SIGNAL_KEY] == 'clear'
 
 
 @pytest.mark.parametrize('argv, message', [

@@ -35,8 +35,8 @@ from osc_lib import exceptions as osc_exc
 import pytest
 import yaml
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import hooks
 
@@ -425,7 +425,7 @@ def test_missing_env_file(heat, template, tmp_path):
 # -- --wait ------------------------------------------------------------------
 
 def test_wait_returns_when_held(heat, template, monkeypatch):
-    from heat_breakpoint import reasons
+    from heat_breakpoint.model import reasons
 
     def hold_after_create(**fields):
         body = heat.add_stack(fields['stack_name'])

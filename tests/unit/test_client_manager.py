@@ -24,9 +24,10 @@ from heatclient import exc as heat_exc
 from oslo_utils import timeutils
 import pytest
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import reasons
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.v1 import breakpoints as bp_v1
@@ -239,7 +240,7 @@ def test_continue_releases_every_hold_nested_too(manager, heat,
     rows = manager.continue_('s')
     assert {row['resource'] for row in rows} == {'a2', 'app/db'}
     assert sorted((s['stack_id'].split('/')[0], s['resource_name'],
-                   s['data']['unset_hook'], s['data'][reasons.SIGNAL_KEY])
+                   s['data']['unset_hook'], s['data'][protocol.SIGNAL_KEY])
                   for s in heat.signals) == [
         ('s', 'a2', 'pre-create', 'continue'),
         ('s-app-x', 'db', 'pre-create', 'continue')]
@@ -258,7 +259,7 @@ def test_clear_releases_a_held_resource(manager, heat, nested_stack):
     [signal] = heat.signals
     assert signal['resource_name'] == 'db'
     assert signal['data'] == {'unset_hook': 'pre-create',
-                              reasons.SIGNAL_KEY: 'clear'}
+                              protocol.SIGNAL_KEY: 'clear'}
 
 
 def test_clear_armed_during_the_operation_disarms_it_there(
@@ -268,8 +269,8 @@ def test_clear_armed_during_the_operation_disarms_it_there(
     assert heat.updates == []
     [signal] = heat.signals
     assert signal['resource_name'] == 'b1'
-    assert signal['data'] == {reasons.COMMAND_KEY: 'clear',
-                              reasons.COMMAND_PATH_KEY: 'b1'}
+    assert signal['data'] == {protocol.COMMAND_KEY: 'clear',
+                              protocol.COMMAND_PATH_KEY: 'b1'}
 
 
 def test_set_arms_a_resource_in_the_running_operation(manager, heat,
@@ -280,8 +281,8 @@ def test_set_arms_a_resource_in_the_running_operation(manager, heat,
     # stack may not exist yet.
     assert signal['resource_name'] == 'app'
     assert signal['stack_id'].startswith('s/')
-    assert signal['data'] == {reasons.COMMAND_KEY: 'set',
-                              reasons.COMMAND_PATH_KEY: 'app/db'}
+    assert signal['data'] == {protocol.COMMAND_KEY: 'set',
+                              protocol.COMMAND_PATH_KEY: 'app/db'}
 
 
 def test_set_on_an_idle_stack_is_refused(manager, heat):
@@ -295,11 +296,11 @@ def test_set_on_an_idle_stack_is_refused(manager, heat):
 def test_continue_to_runs_to_one_resource(manager, heat, nested_stack):
     released = manager.continue_('s', to='b1')
     assert {row['resource'] for row in released} == {'a2', 'app/db'}
-    commands = [s for s in heat.signals if reasons.COMMAND_KEY in s['data']]
-    assert [(c['resource_name'], c['data'][reasons.COMMAND_KEY])
+    commands = [s for s in heat.signals if protocol.COMMAND_KEY in s['data']]
+    assert [(c['resource_name'], c['data'][protocol.COMMAND_KEY])
             for c in commands] == [('b1', 'to')]
-    releases = [s['data'][reasons.SIGNAL_KEY] for s in heat.signals
-                if reasons.SIGNAL_KEY in s['data']]
+    releases = [s['data'][protocol.SIGNAL_KEY] for s in heat.signals
+                if protocol.SIGNAL_KEY in s['data']]
     assert releases == ['run to', 'run to']
 
 
@@ -327,7 +328,7 @@ def test_release_signal_failure_is_one_line(manager, heat, nested_stack):
     with mock.patch.object(heat.resources, 'signal', side_effect=heat_exc.
                            HTTPBadRequest('ERROR: bad\nsecond line')):
         with pytest.raises(exceptions.BreakpointCommandError) as err:
-            manager.release('s', 'a2', reasons.RELEASE_CLEAR)
+            manager.release('s', 'a2', protocol.RELEASE_CLEAR)
     assert '\n' not in str(err.value)
     assert str(err.value).startswith('Cannot release a2:')
 
@@ -337,7 +338,7 @@ def test_step_releases_with_step(manager, heat, nested_stack):
     assert [row['resource'] for row in rows] == ['a2']
     [signal] = heat.signals
     assert signal['data'] == {'unset_hook': 'pre-create',
-                              reasons.SIGNAL_KEY: 'step'}
+                              protocol.SIGNAL_KEY: 'step'}
 
 
 def test_step_without_resource_steps_everything_held(manager, heat,
@@ -501,7 +502,7 @@ def test_step_and_continue_release_what_the_view_lists(manager, served):
     manager.step('s')
     manager.continue_('s')
     inner = served.view_rows[0]['stack']
-    assert [(s['stack_id'], s['resource_name'], s['data'][reasons.SIGNAL_KEY])
+    assert [(s['stack_id'], s['resource_name'], s['data'][protocol.SIGNAL_KEY])
             for s in served.signals] == [(inner, 'db', 'step'),
                                          (inner, 'db', 'continue')]
 

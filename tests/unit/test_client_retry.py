@@ -15,7 +15,7 @@ from unittest import mock
 
 import pytest
 
-from heat_breakpoint import reasons
+from heat_breakpoint.model import protocol
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_breakpoint
@@ -52,7 +52,7 @@ def test_retry_signals_the_failed_resource(heat):
     assert heat.signals == [{
         'stack_id': 's/%s' % heat.stack['id'], 'resource_name': 'f',
         'data': {'unset_hook': 'post-create',
-                 reasons.SIGNAL_KEY: reasons.RELEASE_RETRY}}]
+                 protocol.SIGNAL_KEY: protocol.RELEASE_RETRY}}]
 
 
 def test_retry_of_a_hold_that_is_not_a_failure_is_refused(heat):
@@ -91,7 +91,7 @@ def test_legacy_shell_retry(heat, capsys):
                                heat.stack, 'f', 'failed')])):
         shell.do_breakpoint_retry(heat, args)
     assert capsys.readouterr().out == 'Retrying f (CREATE)\n'
-    assert heat.signals[0]['data'][reasons.SIGNAL_KEY] == 'retry'
+    assert heat.signals[0]['data'][protocol.SIGNAL_KEY] == 'retry'
 
 
 def test_step_of_everything_leaves_held_failures_alone(heat):

@@ -13,7 +13,7 @@
 
 The engine's refusal of an unknown command target and the client's
 refusal of an unknown ``--no-breakpoint`` both suggest names through
-:func:`heat_breakpoint.breakpoints.closest_names`.
+:func:`heat_breakpoint.model.breakpoints.closest_names`.
 """
 
 from heat.common import exception

@@ -18,12 +18,12 @@ nothing holds (:func:`decision.rules`) and a continue does not undo it.
 
 import pytest
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import signals
-from heat_breakpoint import reasons
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
 
 ROOT = ('s1', 't1')
 CANCELLED = operation_state.CANCELLED
@@ -112,8 +112,8 @@ def test_nothing_holds_once_cancelled():
 
 
 @pytest.mark.parametrize('details, kind', [
-    ({reasons.COMMAND_KEY: 'set'}, signals.COMMAND),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'},
+    ({protocol.COMMAND_KEY: 'set'}, signals.COMMAND),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step'},
      signals.RELEASE),
     ({'unset_hook': 'pre-create'}, None),  # stock hook clear
     ({'anything': 1}, None),

@@ -21,12 +21,12 @@ import datetime
 
 import pytest
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import facts
+from heat_breakpoint.model import breakpoints
 
 
 def bps(*names, **kwargs):

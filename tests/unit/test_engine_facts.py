@@ -23,7 +23,6 @@ from unittest import mock
 
 import pytest
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
@@ -31,8 +30,9 @@ from heat_breakpoint.engine import deadlines
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from heat_breakpoint import opts
-from heat_breakpoint import registry
 
 opts.register_opts()
 

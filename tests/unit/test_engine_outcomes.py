@@ -19,11 +19,12 @@ from unittest import mock
 from heat.common import exception
 import pytest
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import outcomes
-from heat_breakpoint import reasons
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 
 
 # -- the words ---------------------------------------------------------------
@@ -62,7 +63,7 @@ def test_other_reasons_are_not_hits(text):
 
 
 def test_retry_is_a_release():
-    assert reasons.RELEASE_RETRY in reasons.RELEASES
+    assert protocol.RELEASE_RETRY in protocol.RELEASES
 
 
 # -- releases ----------------------------------------------------------------
@@ -122,16 +123,16 @@ class FakeResource:
 
 def test_after_release_only_propagates():
     rsrc = FakeResource()
-    outcomes.released(rsrc, record('after'), reasons.RELEASE_CONTINUE)
+    outcomes.released(rsrc, record('after'), protocol.RELEASE_CONTINUE)
     assert outcomes.resume(rsrc) is True
     assert resource_data.RESUME_KEY not in rsrc.data()
     # Once: the next check of the resource acts again.
     assert outcomes.resume(rsrc) is False
 
 
-@pytest.mark.parametrize('how', [reasons.RELEASE_CONTINUE,
-                                 reasons.RELEASE_CLEAR,
-                                 reasons.RELEASE_HOOK_CLEAR])
+@pytest.mark.parametrize('how', [protocol.RELEASE_CONTINUE,
+                                 protocol.RELEASE_CLEAR,
+                                 protocol.RELEASE_HOOK_CLEAR])
 def test_failure_let_go_is_raised_again_in_heats_words(how):
     rsrc = FakeResource()
     held = record('failed', error='ValueError: resources.f: boom')
@@ -147,7 +148,7 @@ def test_retry_puts_the_resource_back_as_before_its_action():
     rsrc = FakeResource()
     held = record('failed', before=['INIT', 'COMPLETE', ''])
     with mock.patch.object(hold_records, 'set_state') as set_state:
-        outcomes.released(rsrc, held, reasons.RELEASE_RETRY)
+        outcomes.released(rsrc, held, protocol.RELEASE_RETRY)
     set_state.assert_called_once_with(rsrc, 'INIT', 'COMPLETE', '')
     assert outcomes.resume(rsrc) is False  # the action runs again
 
@@ -165,7 +166,7 @@ def test_check_release_refuses_retry_of_a_hold_before():
         record('before'), hook='pre-create'))})
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
         outcomes.check_release(rsrc, {'unset_hook': 'pre-create',
-                                      reasons.SIGNAL_KEY: 'retry'})
+                                      protocol.SIGNAL_KEY: 'retry'})
     assert 'not on its failure' in str(raised.value)
 
 
@@ -173,7 +174,7 @@ def test_check_release_refuses_retry_of_a_plain_hook():
     rsrc = FakeResource()
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
         outcomes.check_release(rsrc, {'unset_hook': 'pre-create',
-                                      reasons.SIGNAL_KEY: 'retry'})
+                                      protocol.SIGNAL_KEY: 'retry'})
     assert 'f is not held on failure' in str(raised.value)
 
 

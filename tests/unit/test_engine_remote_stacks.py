@@ -17,10 +17,10 @@ from heat.engine import environment
 from heat.engine.resources.openstack.heat import remote_stack
 import pytest
 
-from heat_breakpoint import breakpoints
 from heat_breakpoint.engine import remote_stacks
 from heat_breakpoint.engine import seam
-from heat_breakpoint import registry
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 
 HAND_SET = {'resource_registry': {'resources': {
     'c': {'hooks': 'pre-create'}, 'v1': {'hooks': ['pre-delete']}}},

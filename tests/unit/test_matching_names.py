@@ -16,8 +16,8 @@ import fnmatch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import nesting
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import nesting
 
 ALPHABET = 'ab_1*?[]!'
 names = st.lists(st.text(alphabet='ab_1[', min_size=0, max_size=5),

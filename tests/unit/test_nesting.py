@@ -13,8 +13,8 @@
 
 import pytest
 
-from heat_breakpoint import breakpoints
-from heat_breakpoint import nesting
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import nesting
 
 TEMPLATE = {'heat_template_version': '2018-08-31', 'resources': {
     'db': {'type': 'OS::Heat::TestResource'},

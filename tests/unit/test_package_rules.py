@@ -19,6 +19,8 @@
 * No module (of the server package or of the client's) imports another's
   private names (``_name``), by ``from ... import _name`` or as
   ``module._name``; a name others need is public.
+* The model both halves share (``heat_breakpoint/model``) imports neither
+  Heat nor the rest of the server package.
 * The client's front ends (OSC commands, the legacy shell, the terminal's
   ``watch``, the DAP adapter) make no heatclient call of their own and
   call no private method of the manager: everything they need is a
@@ -234,6 +236,25 @@ def test_no_private_name_is_imported_across_modules():
     assert found == []
 
 
+def test_the_shared_model_imports_no_heat():
+    found = []
+    for relative, tree in modules(PACKAGE / 'model'):
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or '']
+            for name in names:
+                top = name.split('.')[0]
+                if top in ('heat', 'heatclient', 'oslo_config', 'oslo_db',
+                           'sqlalchemy') or (
+                        top == 'heat_breakpoint' and
+                        not name.startswith('heat_breakpoint.model')):
+                    found.append('%s:%d %s' % (relative, node.lineno, name))
+    assert found == []
+
+
 def test_front_ends_talk_to_heat_through_the_api_only():
     found = []
     front_ends = [(relative, tree) for relative, tree in modules(CLIENT)
@@ -276,7 +297,7 @@ def test_the_scan_lets_the_seam_and_heats_state_be(source):
 
 
 @pytest.mark.parametrize('source', [
-    'from heat_breakpoint.breakpoints import _kind',
+    'from heat_breakpoint.model.breakpoints import _kind',
     'from heat_breakpoint.db import tables\ntables._ready_engines',
     'from heat_breakpoint.db import tables as t\nt._ready_engines',
 ])

@@ -29,9 +29,9 @@ from oslo_config import cfg
 from oslo_policy import generator
 import pytest
 
+from heat_breakpoint.model import protocol
 from heat_breakpoint import policies
 from heat_breakpoint.policies import rules
-from heat_breakpoint import reasons
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -85,19 +85,19 @@ def test_the_rules_and_their_defaults():
 
 @pytest.mark.parametrize('details, action', [
     ({'unset_hook': 'pre-create'}, None),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'hook clear'}, None),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'step'}, 'step'),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'continue'},
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'hook clear'}, None),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step'}, 'step'),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'continue'},
      'continue'),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'run to'},
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'run to'},
      'continue'),
-    ({'unset_hook': 'pre-create', reasons.SIGNAL_KEY: 'clear'}, 'clear'),
-    ({'unset_hook': 'post-create', reasons.SIGNAL_KEY: 'retry'}, 'retry'),
-    ({reasons.COMMAND_KEY: 'set'}, 'set'),
-    ({reasons.COMMAND_KEY: 'clear'}, 'clear'),
-    ({reasons.COMMAND_KEY: 'to'}, 'continue'),
-    ({reasons.COMMAND_KEY: 'unknown'}, 'set'),
-    ({reasons.COMMAND_KEY: ['set']}, 'set'),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'clear'}, 'clear'),
+    ({'unset_hook': 'post-create', protocol.SIGNAL_KEY: 'retry'}, 'retry'),
+    ({protocol.COMMAND_KEY: 'set'}, 'set'),
+    ({protocol.COMMAND_KEY: 'clear'}, 'clear'),
+    ({protocol.COMMAND_KEY: 'to'}, 'continue'),
+    ({protocol.COMMAND_KEY: 'unknown'}, 'set'),
+    ({protocol.COMMAND_KEY: ['set']}, 'set'),
     ({'anything': 'else'}, None),
     ('not a mapping', None),
     (None, None),

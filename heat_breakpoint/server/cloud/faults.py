@@ -55,7 +55,7 @@ import string
 import threading
 import typing
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 from heat_breakpoint.server import config
 
 EFFECTS = (FAIL, DELAY, HANG, AGENTS_FAIL, AGENTS_SILENT) = (

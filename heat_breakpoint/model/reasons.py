@@ -11,10 +11,10 @@
 # under the License.
 """The words the engine writes where users and clients read them.
 
-A held resource's status reason, the events of a hit and a release, and
-the signal that releases a hold are the contract between the engine
-plugin and the client extension; both import them from here, so this
-module must stay free of Heat imports.
+A held resource's status reason and the events of a hit and a release
+are part of the contract between the engine plugin and the client
+extension (the keys of the signals are in :mod:`.protocol`); both import
+them from here, so this module must stay free of Heat imports.
 """
 
 import re
@@ -54,39 +54,6 @@ _HELD_FAILED_RE = re.compile(
 _HELD_CHANGE_RE = re.compile(
     r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
     r'\((?P<change>%s)\)$' % '|'.join(re.escape(c) for c in CHANGES))
-
-# Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
-# our commands released the hold. Stock Heat ignores it.
-SIGNAL_KEY = 'breakpoint_release'
-RELEASE_CLEAR = 'clear'
-RELEASE_STEP = 'step'
-RELEASE_CONTINUE = 'continue'
-RELEASE_RUN_TO = 'run to'
-# Run the action of a resource held on failure again, in the same operation.
-RELEASE_RETRY = 'retry'
-RELEASE_HOOK_CLEAR = 'hook clear'
-RELEASE_TIMEOUT = 'stack timed out'
-RELEASE_CANCEL = 'operation cancelled'
-RELEASE_SUPERSEDED = 'superseded by a newer operation'
-# The hold's stack (or its root) failed while it was held: Heat ended the
-# operation's traversal, and nothing of it goes on.
-RELEASE_FAILED = 'stack failed'
-# With a continue: how many nested stacks down it disarms breakpoints
-# (``--nested-depth``); without, every level.
-SIGNAL_DEPTH_KEY = 'breakpoint_depth'
-RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
-            RELEASE_RETRY)
-
-# A signal carrying this key (and no ``unset_hook``) changes the running
-# operation without releasing anything: 'set' arms a resource, 'clear'
-# disarms one not reached yet, 'to' makes it the only one to hold.
-COMMAND_KEY = 'breakpoint_command'
-# The command's resource path below the signalled stack, when it reaches
-# into nested stacks (a resource name cannot hold '/').
-COMMAND_PATH_KEY = 'breakpoint_path'
-# When a ``set`` holds: before (default), after, failed, changed, replaced.
-COMMAND_WHEN_KEY = 'breakpoint_when'
-
 
 # C0 and C1 control characters and DEL: a terminal acts on them.
 _CONTROL_RE = re.compile('[\x00-\x1f\x7f-\x9f]')

@@ -24,13 +24,13 @@ not seen; whatever it might remap is a type no environment here names).
 Template files (``*.yaml``...), other namespaces and anything mapped are
 given the benefit of the doubt.
 
-Pure, like :mod:`heat_breakpoint.breakpoints`: no Heat import.
+Pure, like :mod:`heat_breakpoint.model.breakpoints`: no Heat import.
 """
 
 import fnmatch
 import typing
 
-from heat_breakpoint import breakpoints
+from heat_breakpoint.model import breakpoints
 
 #: Heat's resource types that create a nested stack.
 STACK_TYPES = frozenset((

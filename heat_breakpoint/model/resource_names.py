@@ -11,7 +11,7 @@
 # under the License.
 """Resource names: their natural order, close matches, pattern matches.
 
-Shared by the breakpoint model (:mod:`heat_breakpoint.breakpoints`), the
+Shared by the breakpoint model (:mod:`heat_breakpoint.model.breakpoints`), the
 engine and the client; free of Heat imports like the model.
 """
 

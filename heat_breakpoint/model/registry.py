@@ -17,33 +17,33 @@ and releases. A breakpoint is kept as its hooks plus an entry in the
 environment's ``parameter_defaults`` under :data:`MARKER`, which tells a
 breakpoint from a hook a user set by hand and records the user's own hooks
 on the same entry, so that removing the breakpoint gives them back. This
-module translates :mod:`heat_breakpoint.breakpoints` to and from that
+module translates :mod:`heat_breakpoint.model.breakpoints` to and from that
 form; like the model it imports nothing from Heat, heatclient or oslo.
 """
 
 import copy
 import typing
 
-from heat_breakpoint.breakpoints import ACTIONS
-from heat_breakpoint.breakpoints import Breakpoint
-from heat_breakpoint.breakpoints import BreakpointError
-from heat_breakpoint.breakpoints import check_count
-from heat_breakpoint.breakpoints import hook_list
-from heat_breakpoint.breakpoints import HOOKS
-from heat_breakpoint.breakpoints import KEY_NATIVE
-from heat_breakpoint.breakpoints import Native
-from heat_breakpoint.breakpoints import PARAMETER_DEFAULTS
-from heat_breakpoint.breakpoints import parse_entries
-from heat_breakpoint.breakpoints import parse_name
-from heat_breakpoint.breakpoints import parse_section
-from heat_breakpoint.breakpoints import quoted
-from heat_breakpoint.breakpoints import REGISTRY
-from heat_breakpoint.breakpoints import RESERVED_SEGMENTS
-from heat_breakpoint.breakpoints import RESOURCES
-from heat_breakpoint.breakpoints import SECTION
-from heat_breakpoint.breakpoints import SEPARATOR
-from heat_breakpoint.breakpoints import yaml_kind
-from heat_breakpoint.envfile import MAX_NESTING
+from heat_breakpoint.model.breakpoints import ACTIONS
+from heat_breakpoint.model.breakpoints import Breakpoint
+from heat_breakpoint.model.breakpoints import BreakpointError
+from heat_breakpoint.model.breakpoints import check_count
+from heat_breakpoint.model.breakpoints import hook_list
+from heat_breakpoint.model.breakpoints import HOOKS
+from heat_breakpoint.model.breakpoints import KEY_NATIVE
+from heat_breakpoint.model.breakpoints import Native
+from heat_breakpoint.model.breakpoints import PARAMETER_DEFAULTS
+from heat_breakpoint.model.breakpoints import parse_entries
+from heat_breakpoint.model.breakpoints import parse_name
+from heat_breakpoint.model.breakpoints import parse_section
+from heat_breakpoint.model.breakpoints import quoted
+from heat_breakpoint.model.breakpoints import REGISTRY
+from heat_breakpoint.model.breakpoints import RESERVED_SEGMENTS
+from heat_breakpoint.model.breakpoints import RESOURCES
+from heat_breakpoint.model.breakpoints import SECTION
+from heat_breakpoint.model.breakpoints import SEPARATOR
+from heat_breakpoint.model.breakpoints import yaml_kind
+from heat_breakpoint.model.envfile import MAX_NESTING
 
 #: Where in ``parameter_defaults`` the breakpoints are recorded.
 MARKER = 'heat_breakpoints'

@@ -20,8 +20,8 @@ import typing
 
 import yaml
 
-from heat_breakpoint.breakpoints import BreakpointError
-from heat_breakpoint.breakpoints import yaml_kind
+from heat_breakpoint.model.breakpoints import BreakpointError
+from heat_breakpoint.model.breakpoints import yaml_kind
 
 #: Environment files larger than this are refused before parsing.
 MAX_ENVIRONMENT_SIZE = 1024 * 1024

@@ -16,8 +16,8 @@ line, the ``breakpoints`` section of an environment file, and (through stock
 clients) the API request body. This module is the one place that parses and
 validates every spelling into :class:`Breakpoint` (where, on which actions,
 and when it holds), with one-line errors. How breakpoints are kept in a
-Heat environment is :mod:`heat_breakpoint.registry`'s job; reading
-environment files safely, :mod:`heat_breakpoint.envfile`'s.
+Heat environment is :mod:`heat_breakpoint.model.registry`'s job; reading
+environment files safely, :mod:`heat_breakpoint.model.envfile`'s.
 
 It imports nothing from Heat, heatclient or oslo so that the client, the API
 filter and the engine plugin can all use it; its messages are plain English
@@ -30,7 +30,7 @@ import dataclasses
 import fnmatch
 import typing
 
-from heat_breakpoint import resource_names
+from heat_breakpoint.model import resource_names
 
 SECTION = 'breakpoints'
 ACTIONS = ('create', 'update', 'delete')
