@@ -41,7 +41,7 @@ import yaml
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 import _common
 

@@ -33,7 +33,7 @@ from keystoneauth1 import session as ks_session
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import printable
-from heatclient_ext.v1 import shell as commands
+from heatclient_ext.v1 import shell_commands as commands
 
 NO_AUTH = ('none', 'noauth')
 

@@ -554,12 +554,12 @@ class Releaser(threading.Thread):
         from keystoneauth1 import noauth
         from keystoneauth1 import session
 
-        from heatclient_ext.v1 import breakpoints
+        from heatclient_ext.v1 import manager
         sess = session.Session(auth=noauth.NoAuth())
         client = heat_client.Client('1', session=sess,
                                     endpoint_override=endpoint)
         self.client = client
-        self.manager = breakpoints.BreakpointManager(client)
+        self.manager = manager.BreakpointManager(client)
         self.released = 0
         self.stacks = set()
         self.errors = collections.Counter()

@@ -15,8 +15,9 @@ Heat's API refuses environment sections it does not know, so a stack request
 whose environment (or environment file) holds breakpoints is rewritten into
 native hooks plus the breakpoint marker (see
 ``heat_breakpoint.model.breakpoints``) before Heat parses it, and
-breakpoints naming no resource of the template are answered with an HTTP 400 in Heat's fault format. It also serves the
-read-only ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
+breakpoints naming no resource of the template are answered with an HTTP
+400 in Heat's fault format. It also serves the read-only
+``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
 :mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
 held to Heat's own rule for the request, and a resource signal carrying
 one of our commands to our rule for the command

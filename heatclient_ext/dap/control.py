@@ -27,7 +27,7 @@ from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext import exceptions
 from heatclient_ext.terminal import prompt
 from heatclient_ext.terminal import watch_session as watch
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 
 class ControlError(exceptions.BreakpointCommandError):

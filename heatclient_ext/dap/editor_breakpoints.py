@@ -25,7 +25,7 @@ import os
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 FAILURES = 'failures'
 #: Breakpoint conditions the editor may write, and the kind each means.

@@ -27,7 +27,7 @@ import time
 
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 OPERATION_THREAD = 1
 RELEASE_GRACE = 1.5

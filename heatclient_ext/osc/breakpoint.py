@@ -21,8 +21,8 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
-from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import changes as bp_changes
+from heatclient_ext.v1 import manager as bp_v1
 
 LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
                 'Held Since', 'Timeout Remaining')

@@ -31,9 +31,9 @@ from heatclient_ext import exceptions
 from heatclient_ext.osc import watch
 from heatclient_ext import output
 from heatclient_ext import printable
-from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import kinds
+from heatclient_ext.v1 import manager as bp_v1
 
 HELD_COLUMN = 'held_breakpoints'
 

@@ -29,7 +29,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch_v1
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 DEFAULT_INTERVAL = 2.0
 

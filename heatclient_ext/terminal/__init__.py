@@ -14,5 +14,5 @@
 A live session (:mod:`.watch_session`) refreshes what one operation
 holds (:mod:`.reading`), draws it (:mod:`.screen`) and reads the user's
 answers (:mod:`.keyboard`, :mod:`.prompt`), all through the Python API's
-manager (:mod:`heatclient_ext.v1.breakpoints`).
+manager (:mod:`heatclient_ext.v1.manager`).
 """

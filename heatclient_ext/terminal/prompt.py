@@ -29,7 +29,7 @@ from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 Answer = collections.namedtuple('Answer', ('verb', 'arg'))
 STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP, QUIT = (

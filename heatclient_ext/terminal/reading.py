@@ -32,7 +32,7 @@ from keystoneauth1 import exceptions as ks_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 STATES = ('waiting', 'in_progress', 'held', 'complete', 'failed')
 EVENTS = 8

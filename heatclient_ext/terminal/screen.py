@@ -30,7 +30,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt
 from heatclient_ext.terminal import reading
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 STATES = reading.STATES
 STATE_TITLES = {'waiting': _('waiting'), 'in_progress': _('in progress'),

@@ -30,7 +30,7 @@ from heatclient_ext.terminal import keyboard
 from heatclient_ext.terminal import prompt
 from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import screen
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 STATES = reading.STATES
 EVENTS = reading.EVENTS

@@ -26,7 +26,7 @@ import typing
 
 from heat_breakpoint.model import breakpoints
 from heatclient_ext.printable import printable
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import stock
 
 # A failed resource's reason is shown, cut to this many characters.

@@ -19,7 +19,7 @@ reason naming the breakpoint) and, for a stock Heat hook hold (the
 resource keeps its old state; only an event says it is paused), the
 latest event of each resource a breakpoint names; ``show`` reads the hit
 event's inputs. :class:`StockListing` is that half of
-:class:`heatclient_ext.v1.breakpoints.BreakpointManager`; the module's
+:class:`heatclient_ext.v1.manager.BreakpointManager`; the module's
 functions give a nested resource listing its paths and mask inputs read
 from events.
 """

@@ -18,7 +18,7 @@ operations are held and driven. :func:`run` answers on a
 * ``stacks`` client threads each create a 4-resource chain (with three
   breakpoints, or none) at the same moment, then drive it as a person
   would (``step`` mostly, sometimes ``continue``, through
-  :class:`heatclient_ext.v1.breakpoints.BreakpointManager`, the python
+  :class:`heatclient_ext.v1.manager.BreakpointManager`, the python
   API every front end uses), and create the next one when it is done,
   until ``duration`` runs out;
 * a chaos thread kills -9 a random heat-engine every ``kill_every``
@@ -55,7 +55,7 @@ from heatclient import exc as heat_exc
 from oslo_log import log as oslo_logging
 
 from heatclient_ext import exceptions as client_exc
-from heatclient_ext.v1 import breakpoints as bp_api
+from heatclient_ext.v1 import manager as bp_api
 from tests.distributed import chaos_checks as checks
 from tests.distributed import common
 

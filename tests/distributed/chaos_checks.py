@@ -50,7 +50,7 @@ from heatclient import exc as heat_exc
 
 from heat_breakpoint.model import reasons
 from heatclient_ext import exceptions as client_exc
-from heatclient_ext.v1 import breakpoints as bp_api
+from heatclient_ext.v1 import manager as bp_api
 from tests.distributed import common
 
 #: Our three tables and our resource data keys (heat_breakpoint/engine).

@@ -26,7 +26,7 @@ import threading
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
 from heatclient_ext import exceptions
-from heatclient_ext.v1 import breakpoints as bp_api
+from heatclient_ext.v1 import manager as bp_api
 from tests.distributed import common
 
 RACES = 3  # stacks raced at once with the Python API

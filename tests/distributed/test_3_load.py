@@ -20,7 +20,7 @@ time across the engines; then 20 clients continue their stacks at once.
 import concurrent.futures
 import time
 
-from heatclient_ext.v1 import breakpoints as bp_api
+from heatclient_ext.v1 import manager as bp_api
 from tests.distributed import common
 
 STACKS = 20

@@ -41,7 +41,7 @@ import pytest
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.distributed import common
 from tests.distributed import conftest as tier
 from tests.distributed import identity

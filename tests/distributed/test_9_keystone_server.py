@@ -23,7 +23,7 @@ import tempfile
 import requests
 
 from heat_breakpoint.server import fixture
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.distributed import common
 from tests.distributed import identity
 

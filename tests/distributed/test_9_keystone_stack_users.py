@@ -23,7 +23,7 @@ import json
 
 import requests
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.distributed import common
 
 OWNER = 'alpha-member'

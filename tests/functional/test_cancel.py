@@ -30,7 +30,7 @@ from heatclient import exc as heat_exc
 import pytest
 
 from heat_breakpoint.model import protocol
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import test_watch_interactive as interactive

@@ -28,7 +28,7 @@ import pytest
 
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_engine
 from tests.functional import utils
 

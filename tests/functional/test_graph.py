@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_client_cli
 from tests.functional import test_engine
 from tests.functional import utils

@@ -22,7 +22,7 @@ from unittest import mock
 
 import requests
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_engine
 from tests.functional import utils
 

@@ -20,7 +20,7 @@ the OSC shell (table and JSON), the Python API and the legacy shell.
 
 import json
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_client_cli as cli
 from tests.functional import test_engine
 from tests.functional import utils

@@ -23,7 +23,7 @@ resource held (``tools/heat_integration.py``).
 
 import copy
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import utils
 
 TEMPLATE = {

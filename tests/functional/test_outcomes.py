@@ -23,7 +23,7 @@ from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import test_parked_holds

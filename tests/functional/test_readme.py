@@ -50,7 +50,7 @@ import pytest
 import yaml
 
 from heatclient_ext import shell as legacy_shell
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))

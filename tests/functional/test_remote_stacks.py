@@ -18,7 +18,7 @@ local server runs the remote stack through its own API, as a cloud would.
 
 import json
 
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_engine
 from tests.functional import utils
 

@@ -29,7 +29,7 @@ import requests
 
 from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch_v1
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
 from tests.functional import utils

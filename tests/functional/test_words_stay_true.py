@@ -24,7 +24,7 @@ import json
 import os
 
 from heat_breakpoint.model import protocol
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
 

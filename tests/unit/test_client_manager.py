@@ -30,7 +30,7 @@ from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import stock
 
 MASK = bp_v1.MASK

@@ -19,7 +19,7 @@ from heat_breakpoint.model import protocol
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_breakpoint
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 
 def held_row(stack, name, when):
@@ -84,7 +84,7 @@ def test_osc_retry_rows(heat):
 
 
 def test_legacy_shell_retry(heat, capsys):
-    from heatclient_ext.v1 import shell
+    from heatclient_ext.v1 import shell_commands as shell
     args = mock.Mock(stack='s', resource='f')
     with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
                            return_value=(None, [held_row(

@@ -24,7 +24,7 @@ from heat_breakpoint.model import registry
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
-from heatclient_ext.v1 import breakpoints as bp_v1
+from heatclient_ext.v1 import manager as bp_v1
 
 VERBS = {'list': osc_bp.ListBreakpoint, 'show': osc_bp.ShowBreakpoint,
          'step': osc_bp.StepBreakpoint, 'set': osc_bp.SetBreakpoint,

@@ -37,7 +37,7 @@ PACKAGE = ROOT / 'heat_breakpoint'
 CLIENT = ROOT / 'heatclient_ext'
 OURS = ('heat_breakpoint', 'heatclient_ext')
 # The client's front ends: nothing here talks to Heat but through the API.
-FRONT_ENDS = ('osc/', 'terminal/', 'dap/', 'shell.py', 'v1/shell.py')
+FRONT_ENDS = ('osc/', 'terminal/', 'dap/', 'shell.py', 'v1/shell_commands.py')
 # heatclient's managers on a Client (``client.stacks.get(...)``), and its
 # raw HTTP client.
 HEAT_CLIENT_MANAGERS = {
@@ -307,8 +307,8 @@ def test_the_scan_sees_a_private_name(source):
 
 @pytest.mark.parametrize('source', [
     'from heatclient_ext.v1 import stock\nstock._error',
-    'from heatclient_ext.v1.breakpoints import _ident',
-    'from heatclient_ext.v1 import breakpoints as bp_v1\nbp_v1._ident(st)',
+    'from heatclient_ext.v1.manager import _ident',
+    'from heatclient_ext.v1 import manager as bp_v1\nbp_v1._ident(st)',
 ])
 def test_the_scan_sees_a_private_name_of_the_client(source):
     assert private_names_imported('terminal/x.py', ast.parse(source),

@@ -26,11 +26,11 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
-from heatclient_ext.v1 import breakpoints as bp_v1
 from heatclient_ext.v1 import changes as bp_changes
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import graph
 from heatclient_ext.v1 import kinds
+from heatclient_ext.v1 import manager as bp_v1
 
 #: What ``breakpoint-set`` suggests for a stack with no operation running.
 NEXT_OPERATION = ('heat-breakpoint stack-update %(stack)s --existing '
