@@ -11,10 +11,11 @@
 # under the License.
 """The admin guide's Keystone configuration is what the code writes.
 
-``doc/source/admin/install.rst``, "With Keystone": the paste pipeline and heat.conf of a
-deployment with Keystone, as :mod:`heat_breakpoint.server.config` writes
-them for the Keystone tier and ``heat-breakpoint-server --keystone``,
-from the installed Heat's own api-paste.ini. Not written by hand.
+``doc/source/admin/install.rst``, "With Keystone": the paste pipeline
+and heat.conf of a deployment with Keystone, as
+:mod:`heat_breakpoint.server.config` writes them for the Keystone tier
+and ``heat-breakpoint-server --keystone``, from the installed Heat's own
+api-paste.ini. Not written by hand.
 """
 
 import os
