@@ -9,32 +9,27 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""A short tour: a real local Heat, a stack stopped at a breakpoint.
+"""A short tour: a real local Heat, a real template stopped at a breakpoint.
 
 Run it with ``python examples/demo.py``. It starts ``heat-breakpoint-server``
-on a free port with a throwaway state directory, drives it with the real
-``openstack`` command line, prints each command and its output, and stops
-the server.
+(:func:`heat_breakpoint.server.fixture.local_heat`: a free port, a
+throwaway state directory) and creates ``examples/web_server.yaml`` — a
+server on a new network with a floating IP and a volume, run on the
+server's simulated cloud — held before the server. It drives the real
+``openstack`` command line, prints each command and its output, and
+stops the server.
 """
 
 import os
 import shlex
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
+
+from heat_breakpoint.server import fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BIN = os.path.dirname(sys.executable)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def run(env, *argv):
@@ -52,62 +47,39 @@ def run(env, *argv):
     return proc.stdout
 
 
-def wait_until_up(url, server, deadline=120):
-    end = time.monotonic() + deadline
-    while time.monotonic() < end:
-        if server.poll() is not None:
-            raise SystemExit('heat-breakpoint-server exited early')
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise SystemExit('heat-breakpoint-server did not start')
-
-
 def main():
-    port = free_port()
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-demo-')
-    server = subprocess.Popen(
-        [os.path.join(BIN, 'heat-breakpoint-server'), '--port', str(port),
-         '--state-dir', state], stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL, text=True)
-    env = dict(os.environ, OS_AUTH_TYPE='none',
-               OS_ENDPOINT='http://127.0.0.1:%d/v1/admin' % port,
-               PYTHONWARNINGS='ignore')
-    try:
-        wait_until_up(env['OS_ENDPOINT'] + '/stacks', server)
-        print('Started a real Heat (API + convergence engine) on %s'
-              % env['OS_ENDPOINT'])
-        template = os.path.join(HERE, 'app.yaml')
+    with fixture.local_heat('heat-breakpoint-demo-') as server:
+        env = dict(os.environ, PYTHONWARNINGS='ignore', **server.env)
+        print('Started a real Heat (API + convergence engine) on %s, '
+              'with a simulated cloud for the services it lacks'
+              % server.endpoint)
+        template = os.path.relpath(os.path.join(HERE, 'web_server.yaml'))
         run(env, 'openstack', 'stack', 'create', 'demo', '-t', template,
-            '--breakpoint', 'db_user', '--wait', '-c', 'stack_status',
+            '--parameter', 'db_password=s3cret-pw',
+            '--breakpoint', 'web', '--wait', '-c', 'stack_status',
             '-c', 'held_breakpoints')
         run(env, 'openstack', 'stack', 'resource', 'list', 'demo',
             '-c', 'resource_name', '-c', 'resource_status')
         run(env, 'openstack', 'stack', 'breakpoint', 'list', 'demo')
-        run(env, 'openstack', 'stack', 'breakpoint', 'show', 'demo',
-            'db_user')
+        # The server's inputs as Heat resolved them: the port it boots on,
+        # and a boot script with the hidden password masked.
+        run(env, 'openstack', 'stack', 'breakpoint', 'show', 'demo', 'web')
         run(env, 'openstack', 'stack', 'breakpoint', 'continue', 'demo')
-        run(env, 'openstack', 'stack', 'event', 'list', 'demo',
-            '--resource', 'db_user')
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             status = run(env, 'openstack', 'stack', 'show', 'demo', '-f',
                          'value', '-c', 'stack_status').strip()
             if status != 'CREATE_IN_PROGRESS':
                 break
-            time.sleep(1)
-        run(env, 'openstack', 'stack', 'output', 'show', 'demo', 'web',
-            '-c', 'output_value')
+            time.sleep(2)
+        run(env, 'openstack', 'stack', 'output', 'list', 'demo')
+        run(env, 'openstack', 'stack', 'output', 'show', 'demo',
+            'public_ip', '-c', 'output_value')
         if status != 'CREATE_COMPLETE':
             raise SystemExit('demo stack ended %s' % status)
-        print('\nDemo complete: the stack stopped before db_user, the web '
-              'branch finished meanwhile, and continue completed it.')
-    finally:
-        server.terminate()
-        server.wait(60)
-        shutil.rmtree(state, ignore_errors=True)
+        print('\nDemo complete: the stack stopped before its server with '
+              'network, port and volume ready, showed what the server would '
+              'boot with (the password masked), and continue completed it.')
 
 
 if __name__ == '__main__':
