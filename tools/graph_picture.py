@@ -9,13 +9,14 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Regenerate the README's graph picture, doc/images/graph.svg.
+"""Regenerate the graph picture of the README and the user guide,
+doc/images/graph.svg.
 
 Run it from the virtualenv that has the project installed, with Graphviz's
 ``dot`` on PATH: ``.venv/bin/python tools/graph_picture.py``. It starts
 ``heat-breakpoint-server`` on a free port with a throwaway state
 directory, creates ``examples/tiers.yaml`` held at two breakpoints in its
-nested stack, prints ``openstack stack breakpoint graph`` (the README's
+nested stack, prints ``openstack stack breakpoint graph`` (the user guide's
 text) and pipes ``--dot`` to ``dot -Tsvg``.
 """
 

@@ -9,32 +9,39 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""The README's commands, run as written against a local Heat.
+"""The user guide's commands, run as written against a local Heat.
 
-The convention (the README states it too): in the section's literal
-blocks, a line is a command when, after an optional ``$ `` prompt, it
-starts with ``openstack `` or ``heat-breakpoint ``; `` # `` starts a
-comment. Every other line is shown output, a file's content, or the
-server start and ``export`` (which the fixture stands for). A block whose
-lines are no commands but a YAML stream with a ``breakpoints`` section is
-an environment-file example: each document is sent with ``openstack stack
-create --dry-run`` against ``examples/app.yaml``.
+The pages are ``README.rst`` and the user guide (``doc/source/user/``,
+in the order of its table of contents). The convention (the guide's
+index states it too): in a page's literal blocks, a line is a command
+when, after an optional ``$ `` prompt, it starts with ``openstack ``,
+``heat-breakpoint `` or ``heat-breakpoint-server faults ``; `` # ``
+starts a comment. Every other line is shown output, a file's content, or
+the server start and ``export`` (which the fixture stands for). A block
+whose lines are no commands but a YAML stream with a ``breakpoints``
+section is an environment-file example: each document is sent with
+``openstack stack create --dry-run`` against ``examples/app.yaml``.
 
-Commands run in the README's order, in-process through the real shells
-(``openstack``: OSC's shell; ``heat-breakpoint``: ``heatclient_ext.shell``)
-from the repository's top, so ``examples/...`` resolve, with
-``OS_AUTH_TYPE=none`` and ``OS_ENDPOINT`` of a local Heat of this module's
-own (the README uses fixed stack names). Between commands the test does
-what a reader does: it waits until every stack is held at a breakpoint or
-has no operation running, and after a command that releases, until that
-has shown (the held resources changed). Each command must exit 0.
+"Using it" (``walkthrough.rst``) runs in order, in-process through the
+real shells (``openstack``: OSC's shell; ``heat-breakpoint``:
+``heatclient_ext.shell``; ``heat-breakpoint-server faults``: the real
+command in a subprocess) from the repository's top, so ``examples/...``
+resolve, with ``OS_AUTH_TYPE=none`` and ``OS_ENDPOINT`` of a local Heat
+of this module's own (the pages use fixed stack names). Between commands
+the test does what a reader does: it waits until every stack is held at
+a breakpoint or has no operation running, and after a command that
+releases, until that has shown (the held resources changed). Each
+command must exit 0.
 
-The other sections' commands run the same way, in their own local Heat
-(their stacks are their own), a pipe into another program (``| dot``)
-through the shell in a scratch directory. A line that looks like a
-command anywhere in the README (``$ ``, or a program's name first) is
-run, or is marked ``# not run by test_readme.py: <why>`` (the server
-start and ``export`` of "Using it" are the fixture's).
+The other sections of the user guide run the same way, in their own
+local Heat (their stacks are their own), a pipe into another program
+(``| dot``) through the shell in a scratch directory. "When a resource
+fails" (``failures.rst``) runs in a local Heat of its own started with
+the fault rules it shows (``--faults examples/faults.yaml``). A line
+that looks like a command anywhere in these pages (``$ ``, or a
+program's name first) is run, or is marked ``# not run by
+test_readme.py: <why>`` (the server start and ``export`` of "Using it"
+are the fixture's).
 """
 
 import contextlib
@@ -43,6 +50,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -55,8 +63,16 @@ from tests.functional import conftest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 README = os.path.join(ROOT, 'README.rst')
+USER_GUIDE = os.path.join(ROOT, 'doc', 'source', 'user')
+#: The user guide's pages, in the order of its table of contents.
+USER_PAGES = ['concepts', 'walkthrough', 'failures', 'live-session',
+              'editor', 'local-server', 'simulated-cloud']
+WALKTHROUGH = os.path.join(USER_GUIDE, 'walkthrough.rst')
+FAILURES = os.path.join(USER_GUIDE, 'failures.rst')
+FAULTS_FILE = 'examples/faults.yaml'
 SECTION = 'Using it'
-COMMAND = re.compile(r'^(?:\$ )?((?:openstack|heat-breakpoint) .*)$')
+COMMAND = re.compile(r'^(?:\$ )?((?:openstack|heat-breakpoint|'
+                     r'heat-breakpoint-server faults) .*)$')
 RELEASING = re.compile(r'breakpoint[ -](step|continue|clear)\b')
 RETRY = re.compile(r'breakpoint retry (\S+) (\S+)')
 SETTLE_TIMEOUT = 90
@@ -143,15 +159,37 @@ def env_documents(block):
     return []
 
 
+def page_path(page):
+    return os.path.join(USER_GUIDE, page + '.rst')
+
+
+def user_pages():
+    """The user guide's pages, checked against its table of contents."""
+    with open(page_path('index'), encoding='utf-8') as index:
+        listed = re.findall(r'^   ([\w-]+)$', index.read(), re.M)
+    assert listed == USER_PAGES, listed
+    return [page_path(page) for page in USER_PAGES]
+
+
+def page_blocks(path, title):
+    with open(path, encoding='utf-8') as page:
+        return literal_blocks(section_lines(page.read(), title))
+
+
 def readme_blocks(title=SECTION):
-    with open(README, encoding='utf-8') as readme:
-        return literal_blocks(section_lines(readme.read(), title))
+    """The blocks of a section of "Using it"'s page."""
+    return page_blocks(WALKTHROUGH, title)
 
 
-def other_titles():
-    with open(README, encoding='utf-8') as readme:
-        return [title for title in section_titles(readme.read())
-                if title != SECTION]
+def page_titles(path):
+    with open(path, encoding='utf-8') as page:
+        return section_titles(page.read())
+
+
+def other_sections():
+    """(page, title) of the user guide but "Using it" and the failures."""
+    return [(path, title) for path in user_pages() if path != FAILURES
+            for title in page_titles(path) if title != SECTION]
 
 
 @pytest.fixture(scope='module')
@@ -165,6 +203,12 @@ def server():
 def run(server, argv, monkeypatch):
     if argv[0] == 'openstack':
         return conftest.run_openstack(server, *argv[1:])
+    if argv[0] == 'heat-breakpoint-server':
+        result = subprocess.run(
+            [sys.executable, '-m', 'heat_breakpoint.server'] + argv[1:],
+            env=dict(os.environ, **server.env), capture_output=True,
+            text=True, timeout=60)
+        return result.returncode, result.stdout, result.stderr
     for key, value in server.env.items():
         monkeypatch.setenv(key, value)
     out, err = io.StringIO(), io.StringIO()
@@ -216,7 +260,7 @@ def test_readme_convention_finds_the_commands():
 
 
 def test_using_it_says_a_plain_update_drops_breakpoints():
-    with open(README, encoding='utf-8') as readme:
+    with open(WALKTHROUGH, encoding='utf-8') as readme:
         text = ' '.join(' '.join(section_lines(readme.read(),
                                                SECTION)).split())
     assert ('Without ``--existing`` Heat *replaces* the stack\'s '
@@ -252,26 +296,37 @@ def test_using_it_runs_as_written(server, monkeypatch):
         'demo': 'CREATE_COMPLETE'}
 
 
-def test_every_command_in_the_readme_runs_or_is_marked():
-    with open(README, encoding='utf-8') as readme:
-        titles = section_titles(readme.read())
-    assert SECTION in titles and 'A live session' in titles
+def test_every_command_in_the_pages_runs_or_is_marked():
+    titles = {path: page_titles(path) for path in [README] + user_pages()}
+    assert SECTION in titles[WALKTHROUGH]
+    assert 'A live session' in titles[page_path('live-session')]
     looked = 0
-    for title in titles:
-        for block in readme_blocks(title):
-            for line in block_lines(block):
-                if not CANDIDATE.match(line):
-                    continue
-                looked += 1
-                if NOT_RUN.search(line):
-                    continue
-                if title == SECTION and line.startswith(FIXTURE):
-                    continue
-                assert COMMAND.match(line), (
-                    'README section %r: %r is neither run by this test nor '
-                    'marked "# not run by test_readme.py: <why>"' % (
-                        title, line))
+    for path, page_titles_ in titles.items():
+        for title in page_titles_:
+            for block in page_blocks(path, title):
+                for line in block_lines(block):
+                    if not CANDIDATE.match(line):
+                        continue
+                    looked += 1
+                    if NOT_RUN.search(line):
+                        continue
+                    if title == SECTION and line.startswith(FIXTURE):
+                        continue
+                    assert COMMAND.match(line), (
+                        '%s, section %r: %r is neither run by this test '
+                        'nor marked "# not run by test_readme.py: <why>"'
+                        % (os.path.relpath(path, ROOT), title, line))
     assert looked >= 40
+
+
+def test_the_readme_points_at_each_guide():
+    with open(README, encoding='utf-8') as readme:
+        text = readme.read()
+    for guide in ('user', 'admin', 'configuration', 'contributor'):
+        assert 'doc/source/%s/index.rst' % guide in text, guide
+    # its two set-up commands, unchanged
+    assert '    bash tools/demo.sh ' in text
+    assert '    bash tools/test.sh ' in text
 
 
 @pytest.fixture(scope='module')
@@ -319,8 +374,8 @@ def test_the_other_sections_run_as_written(other_server, monkeypatch,
     monkeypatch.chdir(ROOT)
     hc = other_server.client()
     ran = []
-    for title in other_titles():
-        for block in readme_blocks(title):
+    for path, title in other_sections():
+        for block in page_blocks(path, title):
             for argv in commands(block):
                 retry = RETRY.search(' '.join(argv))
                 if retry:
@@ -347,3 +402,54 @@ def test_the_other_sections_run_as_written(other_server, monkeypatch,
             for stack in hc.stacks.list()} == {
         'app3': 'UPDATE_COMPLETE', 'app4': 'UPDATE_COMPLETE',
         'tiers': 'CREATE_IN_PROGRESS', 'nodes': 'CREATE_IN_PROGRESS'}
+
+
+@pytest.fixture(scope='module')
+def faults_server():
+    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-readme-faults-')
+    local = conftest.LocalHeatProcess(
+        state_dir, extra_args=['--faults', os.path.join(ROOT, FAULTS_FILE)])
+    local.start(reset=True)
+    yield local
+    local.remove()
+
+
+def test_when_a_resource_fails_runs_as_written(faults_server, monkeypatch,
+                                               tmp_path):
+    """The failures walk-through, on a server with its fault rules."""
+    with open(FAILURES, encoding='utf-8') as page:
+        text = page.read()
+    # the rules the page shows are the ones this server runs with
+    with open(os.path.join(ROOT, FAULTS_FILE), encoding='utf-8') as rules:
+        shown = yaml.safe_load(literal_blocks(text.splitlines())[0])
+        assert shown == yaml.safe_load(rules)
+    assert 'heat-breakpoint-server --faults %s' % FAULTS_FILE in text
+    monkeypatch.chdir(ROOT)
+    hc = faults_server.client()
+    ran = []
+    for title in page_titles(FAILURES):
+        for block in page_blocks(FAILURES, title):
+            for argv in commands(block):
+                line = ' '.join(argv)
+                retry = RETRY.search(line)
+                if retry:
+                    wait_held_at(hc, *retry.groups())
+                before = held_state(hc)
+                code, out, err = run_line(faults_server, argv, monkeypatch,
+                                          str(tmp_path))
+                assert code == 0, '%s: %s\n%s%s' % (title, line, out, err)
+                if argv[:2] == ['heat-breakpoint-server', 'faults']:
+                    assert 'volume_attachment' in out, out
+                if ' breakpoint show ' in ' %s ' % line:
+                    assert 'simulated fault: rule' in out, out
+                    assert 'Sup3rS3cretPw' not in out
+                # A retry that works ends the hold: wait for it as for
+                # any release.
+                settle(hc, before, retry or RELEASING.search(line))
+                ran.append(' '.join(argv[:4]))
+    assert 'openstack stack breakpoint retry' in ran
+    assert {stack.stack_name: stack.stack_status
+            for stack in hc.stacks.list()} == {
+        'fails-once': 'CREATE_COMPLETE',
+        'attach-fails': 'ROLLBACK_COMPLETE',
+        'deploy-fails': 'CREATE_FAILED'}

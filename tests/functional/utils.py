@@ -60,5 +60,12 @@ def wait_resource(hc, stack, name, status, timeout=60):
 
 
 def events(hc, stack, resource=None):
-    return hc.events.list(stack, resource_name=resource) if resource \
-        else hc.events.list(stack)
+    """The events of a stack or of one of its resources (none yet: [])."""
+    from heatclient import exc
+    try:
+        return hc.events.list(stack, resource_name=resource) if resource \
+            else hc.events.list(stack)
+    except exc.HTTPNotFound:
+        if resource is None:
+            raise
+        return []  # Heat answers 404 for a resource with no event yet

@@ -9,21 +9,23 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""The README's Keystone configuration is what the code writes.
+"""The admin guide's Keystone configuration is what the code writes.
 
-``README.rst``, "With Keystone": the paste pipeline and heat.conf of a
-deployment with Keystone, as :mod:`heat_breakpoint.server.config` writes
-them for the Keystone tier and ``heat-breakpoint-server --keystone``,
-from the installed Heat's own api-paste.ini. Not written by hand.
+``doc/source/admin/install.rst``, "With Keystone": the paste pipeline
+and heat.conf of a deployment with Keystone, as
+:mod:`heat_breakpoint.server.config` writes them for the Keystone tier
+and ``heat-breakpoint-server --keystone``, from the installed Heat's own
+api-paste.ini. Not written by hand.
 """
 
 import os
 
 from heat_breakpoint.server import config
 
-README = os.path.join(os.path.dirname(__file__), '..', '..', 'README.rst')
+README = os.path.join(os.path.dirname(__file__), '..', '..', 'doc', 'source',
+                      'admin', 'install.rst')
 TITLE = 'With Keystone'
-#: The README's placeholders.
+#: The guide's placeholders.
 AUTH = config.KeystoneAuth(
     url='http://keystone.example.com:5000', username='heat',
     password='HEAT_PASSWORD', stack_user_domain='heat',
@@ -32,14 +34,15 @@ AUTH = config.KeystoneAuth(
 
 
 def literal_blocks(title):
-    """The literal blocks of one README subsection, dedented."""
+    """The literal blocks of one subsection of the page, dedented."""
     with open(README) as f:
         lines = f.read().splitlines()
     start = lines.index(title)
     assert set(lines[start + 1]) == {'-'}
-    end = next(i for i in range(start + 2, len(lines) - 1)
-               if lines[i] and set(lines[i + 1]) <= {'-', '='} and
-               len(lines[i + 1]) >= len(lines[i]) and lines[i + 1].strip())
+    end = next((i for i in range(start + 2, len(lines) - 1)
+                if lines[i] and set(lines[i + 1]) <= {'-', '='} and
+                len(lines[i + 1]) >= len(lines[i]) and lines[i + 1].strip()),
+               len(lines))
     blocks, current, inside = [], None, False
     for line in lines[start + 2:end]:
         if line.endswith('::'):
@@ -68,7 +71,7 @@ def conf_snippet():
     return '\n\n'.join(sections)
 
 
-def test_the_readme_shows_what_the_code_writes():
+def test_the_admin_guide_shows_what_the_code_writes():
     assert literal_blocks(TITLE) == [paste_snippet(), conf_snippet()]
 
 
