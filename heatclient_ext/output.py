@@ -22,6 +22,7 @@ escaped (:func:`heatclient_ext.printable.printable`), numbers as numbers,
 of our own (:class:`Lines`) keeps its line breaks in every text format.
 """
 
+import argparse
 import json
 
 from cliff import columns
@@ -82,11 +83,11 @@ def text(value, multiline=False):
     return _safe(_json(value))
 
 
-def formatter_of(parsed_args) -> str:
+def formatter_of(parsed_args: argparse.Namespace) -> str:
     return getattr(parsed_args, 'formatter', None) or 'table'
 
 
-def values(parsed_args, row):
+def values(parsed_args: argparse.Namespace, row):
     """One row (or a ShowOne's values) shaped for the chosen formatter."""
     fmt = formatter_of(parsed_args)
     if fmt in EXACT_FORMATS:
@@ -94,6 +95,6 @@ def values(parsed_args, row):
     return tuple(text(value, multiline=fmt == 'table') for value in row)
 
 
-def rows(parsed_args, table):
+def rows(parsed_args: argparse.Namespace, table) -> list:
     """Every row of a Lister's table, shaped for the chosen formatter."""
     return [values(parsed_args, row) for row in table]

@@ -56,19 +56,19 @@ class Control:
         self.cancel = cancel
         self.ours = set()
 
-    def release(self, rows, how=protocol.RELEASE_CLEAR):
+    def release(self, rows, how=protocol.RELEASE_CLEAR) -> None:
         for row in rows:
             try:
                 self.manager.release(self.stack, row['resource'], how, [row])
             except exceptions.USER_ERRORS as exc:
                 self.say(exceptions.one_line(exc), 'stderr')
 
-    def continue_(self, tid, single):
+    def continue_(self, tid, single) -> None:
         rows = self.holds.rows(tid, single)
         self.resumed(None, rows)
         self.release(rows)
 
-    def step(self, tid):
+    def step(self, tid) -> None:
         rows = self.holds.rows(tid)
         if not rows:
             raise ControlError(_('nothing is held'))
@@ -76,7 +76,7 @@ class Control:
         for row in rows:
             self.manager.step(self.stack, row['resource'])
 
-    def step_out(self, tid):
+    def step_out(self, tid) -> None:
         rows = self.holds.rows(tid)
         self.resumed('step', rows)
         for row in rows:
@@ -97,13 +97,13 @@ class Control:
             self.say(exceptions.one_line(exc), 'stderr')
             return None
 
-    def retry(self, path):
+    def retry(self, path) -> None:
         rows = [row for row in self.holds.rows(None, single=False)
                 if row['resource'] == path]
         self.resumed('step', rows)
         self.manager.retry(self.stack, path)
 
-    def pause(self):
+    def pause(self) -> None:
         if self.tmap is None:
             raise ControlError(_('pause needs the launched template'))
         armed = []
@@ -168,7 +168,7 @@ class Control:
             return _('cancelled')
         return _('use the editor\'s Stop or Disconnect to leave')
 
-    def hover(self, word):
+    def hover(self, word) -> str:
         """The state of the resources a word of the template names."""
         paths = [path for path in (self.tmap.paths if self.tmap else {})
                  if path.rsplit('/', 1)[-1] == word and

@@ -35,7 +35,7 @@ CONDITIONS = {'': breakpoints.BEFORE, 'before': breakpoints.BEFORE,
               'replaced': breakpoints.REPLACED}
 
 
-def is_pattern(name):
+def is_pattern(name) -> bool:
     return any(c in name for c in '*?[')
 
 
@@ -53,7 +53,7 @@ class Breakpoint:
     """One breakpoint of the editor and the model names it stands for."""
 
     def __init__(self, bp_id, names, when, line=None, source=None,
-                 message=None):
+                 message=None) -> None:
         self.id = bp_id
         self.names = list(names)
         self.when = when
@@ -62,10 +62,10 @@ class Breakpoint:
         self.message = message
 
     @property
-    def verified(self):
+    def verified(self) -> bool:
         return bool(self.names) and self.message is None
 
-    def matches(self, row):
+    def matches(self, row) -> bool:
         if bp_v1.row_value(row, 'when') != self.when:
             return False
         return any(row.get('breakpoint') == name or
@@ -87,7 +87,7 @@ class Breakpoint:
 class EditorBreakpoints:
     """What the editor set: by source file, by name, and the filter."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.by_source = {}
         self.functions = []
         self.failures = None
@@ -129,7 +129,7 @@ class EditorBreakpoints:
         self.functions = found
         return found
 
-    def set_filters(self, filters):
+    def set_filters(self, filters) -> None:
         self.failures = Breakpoint(self._new_id(), ['*'],
                                    breakpoints.FAILED) \
             if FAILURES in filters else None
@@ -141,12 +141,12 @@ class EditorBreakpoints:
             found.append(self.failures)
         return found
 
-    def wanted(self):
+    def wanted(self) -> set:
         """``{(name, when)}``: what should hold, from every verified one."""
         return {(name, bp.when) for bp in self.all() if bp.verified
                 for name in bp.names}
 
-    def hits(self, row):
+    def hits(self, row) -> list:
         """Ids of the breakpoints a held row is at."""
         return [bp.id for bp in self.all() if bp.matches(row)]
 
@@ -159,12 +159,12 @@ class Arming:
     already), which it disarms when the editor leaves.
     """
 
-    def __init__(self, say):
+    def __init__(self, say) -> None:
         self.say = say
         self.armed = set()  # (name, when)
         self.ours = set()
 
-    def sync(self, manager, stack, wanted):
+    def sync(self, manager, stack, wanted) -> None:
         for name, when in sorted(wanted - self.armed):
             if is_pattern(name):
                 self.say(_('%s: a pattern can only be armed when the '

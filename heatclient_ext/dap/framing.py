@@ -94,12 +94,12 @@ def encode(message) -> bytes:
 class Writer:
     """Writes whole messages from any thread, numbering them."""
 
-    def __init__(self, stream):
+    def __init__(self, stream) -> None:
         self.stream = stream
         self.lock = threading.Lock()
         self.seq = 0
 
-    def send(self, message):
+    def send(self, message) -> None:
         with self.lock:
             self.seq += 1
             message = dict(message, seq=self.seq)

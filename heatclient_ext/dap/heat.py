@@ -62,7 +62,7 @@ class LocalHeat:
     starts it; this adds the session's words and its state directory.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.process = fixture.LocalHeatProcess(
             tempfile.mkdtemp(prefix='heat-breakpoint-dap-'))
 
@@ -96,7 +96,7 @@ class LocalHeat:
             raise exceptions.BreakpointCommandError(
                 _('The local Heat did not answer in %d s') % START_TIMEOUT)
 
-    def stop(self):
+    def stop(self) -> None:
         self.process.remove(timeout=30)
 
 

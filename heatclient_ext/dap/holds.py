@@ -24,6 +24,7 @@ another ``held_since``, or still after :data:`RELEASE_GRACE` seconds.
 
 import threading
 import time
+import typing
 
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
@@ -33,7 +34,7 @@ OPERATION_THREAD = 1
 RELEASE_GRACE = 1.5
 
 
-def hold_text(row):
+def hold_text(row) -> str:
     """``before CREATE``, ``after UPDATE``, ``on CREATE failure``."""
     if row is None:
         return ''
@@ -50,7 +51,7 @@ class Holds:
     ``event(name, body)`` sends a DAP event.
     """
 
-    def __init__(self, event):
+    def __init__(self, event) -> None:
         self.event = event
         self.lock = threading.RLock()
         self.held = {}  # path -> row
@@ -61,13 +62,13 @@ class Holds:
         self.reason_at = {}  # path -> 'entry' or 'pause'
         self.released = {}  # path -> (its held_since, until when)
 
-    def path(self, tid):
+    def path(self, tid) -> typing.Optional[str]:
         for path, found in self.threads.items():
             if found == tid:
                 return path
         return None
 
-    def rows(self, tid=None, single=True):
+    def rows(self, tid=None, single=True) -> list:
         """The rows a control request applies to: one thread's, or all."""
         with self.lock:
             path = self.path(tid)
@@ -75,16 +76,16 @@ class Holds:
                 return [self.held[path]]
             return list(self.held.values())
 
-    def sorted_rows(self):
+    def sorted_rows(self) -> list:
         with self.lock:
             return sorted(self.held.values(), key=lambda r: r['resource'])
 
-    def _exit(self, path):
+    def _exit(self, path) -> None:
         self.held.pop(path, None)
         self.event('thread', {'reason': 'exited',
                               'threadId': self.threads.pop(path)})
 
-    def update(self, rows, hits):
+    def update(self, rows, hits) -> None:
         """Compare a refresh's held rows with the last; send the changes.
 
         ``hits(row)``: the editor's breakpoint ids the row is at.
@@ -109,7 +110,7 @@ class Holds:
             self.event('thread', {'reason': 'started', 'threadId': tid})
             self.event('stopped', self._stopped(path, row, tid, hits(row)))
 
-    def _stopped(self, path, row, tid, hit_ids):
+    def _stopped(self, path, row, tid, hit_ids) -> dict:
         when = bp_v1.row_value(row, 'when')
         if when == breakpoints.FAILED:
             reason = 'exception'
@@ -129,7 +130,7 @@ class Holds:
             body['text'] = row.get('why') or ''
         return body
 
-    def resumed(self, reason=None, rows=()):
+    def resumed(self, reason=None, rows=()) -> None:
         """Before a release: its threads go, its next holds are new."""
         with self.lock:
             self.generation += 1
@@ -140,12 +141,12 @@ class Holds:
                 if row['resource'] in self.held:
                     self._exit(row['resource'])
 
-    def end(self):
+    def end(self) -> None:
         with self.lock:
             for path in list(self.held):
                 self._exit(path)
 
-    def threads_body(self, stack):
+    def threads_body(self, stack) -> dict:
         with self.lock:
             found = [{'id': OPERATION_THREAD, 'name': _('stack %s') % (
                 (stack or '').split('/')[0] or _('(not started)'))}]

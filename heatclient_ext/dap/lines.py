@@ -109,7 +109,7 @@ def _references(node, found):
     return found
 
 
-def parse(path, text=None):
+def parse(path, text=None) -> tuple:
     """``(definitions by name, resources node)`` of one template file."""
     if text is None:
         try:
@@ -165,20 +165,20 @@ def registry_files(environment_files) -> dict:
     return found
 
 
-def _local(base, ref):
+def _local(base, ref) -> str:
     if ref.startswith('file://'):
         ref = ref[len('file://'):]
     return os.path.normpath(os.path.join(base, ref))
 
 
-def _is_pattern(text):
+def _is_pattern(text) -> bool:
     return any(c in text for c in '*?[')
 
 
 class TemplateMap:
     """Every resource path the launched template reaches, and its lines."""
 
-    def __init__(self, template, environment_files=()):
+    def __init__(self, template, environment_files=()) -> None:
         self.root = os.path.abspath(template)
         self.registry = registry_files(environment_files)
         self._files = {}  # path -> definitions by name
@@ -204,7 +204,7 @@ class TemplateMap:
             return _local(os.path.dirname(base_file), type_name)
         return None
 
-    def _walk(self, file, prefix, chain):
+    def _walk(self, file, prefix, chain) -> None:
         defs = self.definitions(file)
         self.uses.setdefault(file, []).append(prefix)
         if len(prefix) >= MAX_DEPTH:
@@ -251,7 +251,7 @@ class TemplateMap:
 
     # -- look-ups
 
-    def resource_at(self, file, line):
+    def resource_at(self, file, line) -> tuple:
         """``(Definition, paths, None)`` for a line, or ``(None, [], why)``.
 
         ``paths`` are the resource paths (``/``-joined, maybe with
@@ -293,13 +293,13 @@ class TemplateMap:
                 return definition
         return None
 
-    def frames(self, path):
+    def frames(self, path) -> list:
         """``(path, Definition or None)`` from ``path`` up to the root."""
         segments = path.split('/')
         return [('/'.join(segments[:i]), self.location(
             '/'.join(segments[:i]))) for i in range(len(segments), 0, -1)]
 
-    def first_resources(self, prefix=''):
+    def first_resources(self, prefix='') -> list:
         """Resources of the stack at ``prefix`` that require none there."""
         file = self.root if not prefix else getattr(
             self._nested_of(prefix), 'file', None)
@@ -319,7 +319,7 @@ class TemplateMap:
                 return definition
         return None
 
-    def successors(self, path):
+    def successors(self, path) -> list:
         """Paths that require the resource at ``path`` in its own stack."""
         definition = self.location(path)
         if definition is None:
@@ -329,5 +329,5 @@ class TemplateMap:
                 for name, d in self.definitions(definition.file).items()
                 if definition.name in d.requires]
 
-    def concrete(self, name):
+    def concrete(self, name) -> bool:
         return not _is_pattern(name)

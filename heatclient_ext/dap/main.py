@@ -41,19 +41,19 @@ BACKLOG = 16
 class Sessions:
     """The sessions a listener serves, closed together when it stops."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.live = set()
 
-    def add(self, sess):
+    def add(self, sess) -> None:
         with self.lock:
             self.live.add(sess)
 
-    def remove(self, sess):
+    def remove(self, sess) -> None:
         with self.lock:
             self.live.discard(sess)
 
-    def close(self):
+    def close(self) -> None:
         """Stop every session (and the local Heat each started)."""
         with self.lock:
             live, self.live = list(self.live), set()
@@ -61,7 +61,7 @@ class Sessions:
             sess.close()
 
 
-def serve(reader, writer, sessions=None):
+def serve(reader, writer, sessions=None) -> None:
     """Run one session until the editor disconnects or the stream ends.
 
     The end of the stream, or a stream that cannot be read on, is a
@@ -100,7 +100,7 @@ def serve(reader, writer, sessions=None):
                 sessions.remove(sess)
 
 
-def _serve_connection(conn, sessions):
+def _serve_connection(conn, sessions) -> None:
     reader, writer = conn.makefile('rb'), conn.makefile('wb')
     try:
         serve(reader, writer, sessions)
@@ -122,7 +122,7 @@ def _serve_connection(conn, sessions):
         conn.close()
 
 
-def _listen(port):
+def _listen(port) -> None:
     server = listen.bind(port, BACKLOG)
     print(_('heat-breakpoint dap listening on 127.0.0.1:%d') %
           server.getsockname()[1], file=sys.stderr, flush=True)
@@ -141,7 +141,7 @@ def _stop(signum, frame):
     raise SystemExit(128 + signum)
 
 
-def main(argv=None):
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog='heat-breakpoint dap',
         description=_('Debug Adapter Protocol server for Heat templates.'))

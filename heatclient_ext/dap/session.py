@@ -58,7 +58,7 @@ class RequestError(Exception):
     """A request that cannot be done: its message goes back to the editor."""
 
 
-def capabilities():
+def capabilities() -> dict:
     return {
         'supportsConfigurationDoneRequest': True,
         'supportsFunctionBreakpoints': True,
@@ -81,7 +81,7 @@ def capabilities():
 class Session:
     """Answers one editor's requests; ``send`` writes a message."""
 
-    def __init__(self, send, interval=POLL):
+    def __init__(self, send, interval=POLL) -> None:
         self.send = send
         self.interval = interval
         self.map = None
@@ -119,17 +119,17 @@ class Session:
 
     # -- wire
 
-    def event(self, name, body=None):
+    def event(self, name, body=None) -> None:
         message = {'type': 'event', 'event': name}
         if body is not None:
             message['body'] = body
         self.send(message)
 
-    def say(self, text, category='console'):
+    def say(self, text, category='console') -> None:
         self.event('output', {'category': category,
                               'output': '%s\n' % printable(text)})
 
-    def handle(self, request):
+    def handle(self, request) -> None:
         """Answer one request (launch and attach answer from a thread)."""
         command = request.get('command')
         handler = getattr(self, 'on_' + command, None) \
@@ -140,7 +140,7 @@ class Session:
             return
         self._answer(request, handler)
 
-    def _answer(self, request, handler):
+    def _answer(self, request, handler) -> None:
         command = request.get('command')
         response = {'type': 'response', 'request_seq': request.get('seq'),
                     'command': command, 'success': True}
@@ -168,7 +168,7 @@ class Session:
     def on_initialize(self, args):
         return capabilities()
 
-    def _connect(self, args):
+    def _connect(self, args) -> None:
         self.endpoint = args.get('endpoint')
         if args.get('endpoint') or args.get('cloud'):
             self.client = heat.client_for(args.get('endpoint'),
@@ -186,19 +186,19 @@ class Session:
             self.client = heat.client_for(local.endpoint)
         self.manager = bp_v1.BreakpointManager(self.client)
 
-    def _template_map(self, args):
+    def _template_map(self, args) -> None:
         template = args.get('template')
         if template:
             self.map = lines.TemplateMap(template,
                                          args.get('environment') or ())
 
-    def _started(self, stack):
+    def _started(self, stack) -> None:
         self.stack = stack
         self.control = dap_control.Control(
             self.manager, stack, self.holds, self.map, self.say,
             self._resumed, self.cancel)
 
-    def _add_faults(self, rules):
+    def _add_faults(self, rules) -> None:
         """The launch's fault rules, on the local server, for this session."""
         if not self.endpoint:
             raise RequestError(_('faults need heat-breakpoint-server (an '
@@ -207,7 +207,7 @@ class Session:
         self.say(_('Fault rules added: %s') % ', '.join(
             str(n) for n in self.faults))
 
-    def on_launch(self, args):
+    def on_launch(self, args) -> None:
         arguments.check('launch', args, arguments.LAUNCH)
         heat.check_launch(args)
         self._template_map(args)
@@ -247,7 +247,7 @@ class Session:
             'action': self.action, 'stack': self.stack})
         self._start_polling()
 
-    def on_attach(self, args):
+    def on_attach(self, args) -> None:
         arguments.check('attach', args, arguments.ATTACH)
         if not args.get('stack'):
             raise RequestError(_('attach needs "stack": the name or ID of '
@@ -266,12 +266,12 @@ class Session:
             'stack': self.stack, 'status': st.stack_status})
         self._start_polling()
 
-    def on_configurationDone(self, args):
+    def on_configurationDone(self, args) -> None:
         self.configured.set()
 
     # -- breakpoints
 
-    def on_setBreakpoints(self, args):
+    def on_setBreakpoints(self, args) -> dict:
         arguments.check('setBreakpoints', args, arguments.BREAKPOINTS)
         path = (args.get('source') or {}).get('path')
         if not isinstance(path, str) or not path:
@@ -292,7 +292,7 @@ class Session:
             self._arm()
         return {'breakpoints': [bp.body() for bp in found]}
 
-    def on_setFunctionBreakpoints(self, args):
+    def on_setFunctionBreakpoints(self, args) -> dict:
         arguments.check('setFunctionBreakpoints', args,
                         arguments.FUNCTION_BREAKPOINTS)
         for spec in args.get('breakpoints') or []:
@@ -304,7 +304,7 @@ class Session:
             self._arm()
         return {'breakpoints': [bp.body() for bp in found]}
 
-    def on_setExceptionBreakpoints(self, args):
+    def on_setExceptionBreakpoints(self, args) -> dict:
         arguments.check('setExceptionBreakpoints', args,
                         arguments.EXCEPTION_BREAKPOINTS)
         filters = list(args.get('filters') or [])
@@ -324,7 +324,7 @@ class Session:
             self._arm()
         return {}
 
-    def _arm(self):
+    def _arm(self) -> None:
         """Arm and disarm in the running operation what changed."""
         if self.stack is None or self.finished.is_set():
             return
@@ -332,11 +332,11 @@ class Session:
 
     # -- watching
 
-    def _start_polling(self):
+    def _start_polling(self) -> None:
         self.poller = threading.Thread(target=self._poll, daemon=True)
         self.poller.start()
 
-    def _poll(self):
+    def _poll(self) -> None:
         while not self.finished.is_set():
             try:
                 self.refresh()
@@ -385,7 +385,7 @@ class Session:
         return status.startswith(self.action.upper() + '_') and (
             time.monotonic() - (self.started_at or 0) > 5)
 
-    def _events(self, snap):
+    def _events(self, snap) -> None:
         for event in (snap.progress or {}).get('events') or []:
             key = tuple(sorted((k, str(v)) for k, v in event.items()))
             if key in self.seen_events:
@@ -393,7 +393,7 @@ class Session:
             self.seen_events.add(key)
             self.say(watch.event_line(event))
 
-    def _finish(self, status, reason):
+    def _finish(self, status, reason) -> None:
         if self.finished.is_set():
             return
         self.finished.set()
@@ -416,7 +416,7 @@ class Session:
     def on_threads(self, args):
         return self.holds.threads_body(self.stack)
 
-    def on_stackTrace(self, args):
+    def on_stackTrace(self, args) -> dict:
         tid = args.get('threadId')
         with self.holds.lock:
             path = self.holds.path(tid)
@@ -444,7 +444,7 @@ class Session:
             raise RequestError(_('unknown frame %s') % args.get('frameId'))
         return found
 
-    def on_scopes(self, args):
+    def on_scopes(self, args) -> dict:
         path, definition, index = self._frame(args)
         if index:
             return {'scopes': variables.template_scope(self.refs, path,
@@ -461,11 +461,11 @@ class Session:
         return self.manager.resource_summary(row['stack'],
                                              row['resource_name'])
 
-    def on_variables(self, args):
+    def on_variables(self, args) -> dict:
         value = self.refs.get(args.get('variablesReference'))
         return {'variables': variables.variables(self.refs, value)}
 
-    def on_exceptionInfo(self, args):
+    def on_exceptionInfo(self, args) -> dict:
         path = self.holds.path(args.get('threadId'))
         if path is None:
             raise RequestError(_('thread %s holds nothing') %
@@ -492,37 +492,37 @@ class Session:
             raise RequestError(_('nothing launched yet'))
         return self.control
 
-    def _resumed(self, reason=None, rows=()):
+    def _resumed(self, reason=None, rows=()) -> None:
         self.holds.resumed(reason, rows)
         self.refs.clear()
         self.frames.clear()
 
-    def on_continue(self, args):
+    def on_continue(self, args) -> dict:
         single = bool(args.get('singleThread'))
         self._control().continue_(args.get('threadId'), single)
         return {'allThreadsContinued': not single}
 
-    def on_next(self, args):
+    def on_next(self, args) -> None:
         self._control().step(args.get('threadId'))
 
-    def on_stepIn(self, args):
+    def on_stepIn(self, args) -> None:
         # The engine steps into a nested stack resource held before its
         # action: its first resources hold next.
         self._control().step(args.get('threadId'))
 
-    def on_stepOut(self, args):
+    def on_stepOut(self, args) -> None:
         self._control().step_out(args.get('threadId'))
 
-    def on_restartFrame(self, args):
+    def on_restartFrame(self, args) -> None:
         self._control().retry(self._frame(args)[0])
 
-    def on_pause(self, args):
+    def on_pause(self, args) -> None:
         self._control().pause()
 
-    def on_terminate(self, args):
+    def on_terminate(self, args) -> None:
         self.cancel()
 
-    def on_evaluate(self, args):
+    def on_evaluate(self, args) -> dict:
         expression = (args.get('expression') or '').strip()
         if args.get('context') in ('hover', 'watch'):
             result = self._control().hover(expression)
@@ -530,7 +530,7 @@ class Session:
             result = self._control().evaluate(expression)
         return {'result': result, 'variablesReference': 0}
 
-    def cancel(self):
+    def cancel(self) -> None:
         """Stop: cancel the operation as every front end cancels it.
 
         An update rolls back; a create is stopped and the stack deleted
@@ -563,12 +563,12 @@ class Session:
         else:
             self.say(_('cancelled the update: Heat rolls it back'))
 
-    def on_disconnect(self, args):
+    def on_disconnect(self, args) -> None:
         arguments.check('disconnect', args, arguments.DISCONNECT)
         self.leave(args.get('terminateDebuggee'),
                    bool(args.get('suspendDebuggee')))
 
-    def leave(self, terminate=None, suspend=False):
+    def leave(self, terminate=None, suspend=False) -> None:
         """The editor leaves (``disconnect``, or its connection is lost).
 
         ``terminate`` (default: for a launch, not for an attach) cancels
@@ -598,7 +598,7 @@ class Session:
             self.close()
             self.ended.set()
 
-    def _disarm_ours(self):
+    def _disarm_ours(self) -> None:
         ours = set(self.arming.ours)
         if self.control is not None:
             ours |= self.control.ours
@@ -610,7 +610,7 @@ class Session:
                 # Done meanwhile, or disarmed from elsewhere: nothing to do.
                 LOG.info('on leaving: %s: %s', name, exc)
 
-    def close(self):
+    def close(self) -> None:
         if self.faults and self.local is None and self.endpoint:
             faults.remove(self.endpoint, self.faults)
         self.faults = []

@@ -37,7 +37,7 @@ RESOURCE_KEYS = ('resource', 'type', 'physical_resource_id',
 class References:
     """Numbers for expandable values, valid until the next resume."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._values = {}
         self._next = 1000
 
@@ -49,7 +49,7 @@ class References:
     def get(self, ref):
         return self._values.get(ref)
 
-    def clear(self):
+    def clear(self) -> None:
         self._values.clear()
 
 
@@ -74,7 +74,7 @@ def variable(refs, name, value):
     return found
 
 
-def variables(refs, value):
+def variables(refs, value) -> list:
     """The children of an expandable value."""
     if isinstance(value, dict):
         return [variable(refs, key, value[key]) for key in sorted(value)]
@@ -93,7 +93,7 @@ def _change_values(change):
     return found
 
 
-def scopes(refs, shown, definition=None):
+def scopes(refs, shown, definition=None) -> list:
     """DAP Scopes of a held resource from ``manager.show``'s dict."""
     resource = {key: shown.get(key) for key in RESOURCE_KEYS
                 if shown.get(key) not in (None, '', [])}
@@ -121,7 +121,7 @@ def scopes(refs, shown, definition=None):
             for name, value in found]
 
 
-def template_scope(refs, path, definition):
+def template_scope(refs, path, definition) -> list:
     """A parent frame's one scope: what its template says of it."""
     value = {'resource': path}
     if definition is not None:

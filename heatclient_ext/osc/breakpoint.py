@@ -11,6 +11,7 @@
 # under the License.
 """``openstack stack breakpoint list|show|step|continue|clear|retry``."""
 
+import argparse
 import logging
 
 from osc_lib.command import command
@@ -49,13 +50,13 @@ def _user_errors(func):
     return wrapper
 
 
-def _add_stack(parser):
+def _add_stack(parser) -> None:
     parser.add_argument(
         'stack', metavar='<stack>',
         help=_('Name or ID of the stack'))
 
 
-def _add_resource(parser, required=True):
+def _add_resource(parser, required=True) -> None:
     parser.add_argument(
         'resource', metavar='<resource>', nargs=None if required else '?',
         help=_('Resource path of the breakpoint; nested resources are '
@@ -74,7 +75,7 @@ _WHEN_FLAGS = (
 )
 
 
-def _add_when(parser):
+def _add_when(parser) -> None:
     group = parser.add_mutually_exclusive_group()
     for flag, when, text in _WHEN_FLAGS:
         group.add_argument(flag, dest='when', action='store_const',
@@ -82,12 +83,12 @@ def _add_when(parser):
     parser.set_defaults(when=breakpoints.BEFORE)
 
 
-def _release_rows(rows, how):
+def _release_rows(rows, how) -> list:
     return [(row['resource'], row['action'], how) for row in rows]
 
 
 @_user_errors
-def list_breakpoints(client, args):
+def list_breakpoints(client, args) -> tuple:
     rows = _manager(client).list(args.stack, args.nested_depth)
     return LIST_COLUMNS, output.rows(
         args, [tuple(bp_v1.row_value(row, key) for key in bp_v1.COLUMNS)
@@ -95,7 +96,7 @@ def list_breakpoints(client, args):
 
 
 @_user_errors
-def show_breakpoint(client, args):
+def show_breakpoint(client, args) -> tuple:
     shown = _manager(client).show(args.stack, args.resource,
                                   nested_depth=args.nested_depth)
     shown['inputs'] = shown['inputs'] or {}
@@ -109,13 +110,13 @@ def show_breakpoint(client, args):
 
 
 @_user_errors
-def step_breakpoint(client, args):
+def step_breakpoint(client, args) -> tuple:
     rows = _manager(client).step(args.stack, args.resource)
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'stepped'))
 
 
 @_user_errors
-def continue_breakpoints(client, args):
+def continue_breakpoints(client, args) -> tuple:
     rows = _manager(client).continue_(args.stack, args.nested_depth,
                                       to=args.to)
     return RELEASE_COLUMNS, output.rows(args, [
@@ -124,7 +125,7 @@ def continue_breakpoints(client, args):
         for row in rows]), any(row.get('form') == 'hook' for row in rows)
 
 
-def _running_action(manager, stack):
+def _running_action(manager, stack) -> str:
     """The action of the stack's operation (``UPDATE``), or ''."""
     try:
         status = manager.get_stack(stack).stack_status or ''
@@ -135,7 +136,7 @@ def _running_action(manager, stack):
 
 
 @_user_errors
-def set_breakpoint(client, args):
+def set_breakpoint(client, args) -> tuple:
     manager = _manager(client)
     result = manager.set(args.stack, args.resource, args.when,
                          next_operation=bp_v1.NEXT_OPERATION)
@@ -146,7 +147,7 @@ def set_breakpoint(client, args):
 
 
 @_user_errors
-def clear_breakpoint(client, args, announce=None):
+def clear_breakpoint(client, args, announce=None) -> tuple:
     rows, result = _manager(client).clear(args.stack, args.resource,
                                           announce=announce)
     if result == 'released':
@@ -160,7 +161,7 @@ class ListBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.ListBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         parser.add_argument(
@@ -170,7 +171,7 @@ class ListBreakpoint(command.Lister):
                    'resources (default: every level)'))
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return list_breakpoints(self.app.client_manager.orchestration,
                                 parsed_args)
@@ -181,7 +182,7 @@ class ShowBreakpoint(command.ShowOne):
 
     log = logging.getLogger(__name__ + '.ShowBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
@@ -192,7 +193,7 @@ class ShowBreakpoint(command.ShowOne):
                    'resource (default: the depth its path names)'))
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return show_breakpoint(self.app.client_manager.orchestration,
                                parsed_args)
@@ -209,7 +210,7 @@ class StepBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.StepBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         parser.add_argument(
@@ -218,7 +219,7 @@ class StepBreakpoint(command.Lister):
                    'nested_stack/resource (default: every held resource)'))
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return step_breakpoint(self.app.client_manager.orchestration,
                                parsed_args)
@@ -229,14 +230,14 @@ class SetBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.SetBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
         _add_when(parser)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return set_breakpoint(self.app.client_manager.orchestration,
                               parsed_args)
@@ -247,7 +248,7 @@ class ContinueBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.ContinueBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         parser.add_argument(
@@ -261,7 +262,7 @@ class ContinueBreakpoint(command.Lister):
                    'there'))
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         columns, rows, stock = continue_breakpoints(
             self.app.client_manager.orchestration, parsed_args)
@@ -284,23 +285,23 @@ class ClearBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.ClearBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return clear_breakpoint(self.app.client_manager.orchestration,
                                 parsed_args, self._announce)
 
-    def _announce(self, text):
+    def _announce(self, text) -> None:
         self.app.stderr.write(printable.printable(text) + '\n')
 
 
 @_user_errors
-def retry_breakpoint(client, args):
+def retry_breakpoint(client, args) -> tuple:
     rows = _manager(client).retry(args.stack, args.resource)
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retried'))
 
@@ -313,13 +314,13 @@ class RetryBreakpoint(command.Lister):
 
     log = logging.getLogger(__name__ + '.RetryBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return retry_breakpoint(self.app.client_manager.orchestration,
                                 parsed_args)

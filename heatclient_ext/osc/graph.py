@@ -11,6 +11,7 @@
 # under the License.
 """``openstack stack breakpoint graph``: where the operation stands."""
 
+import argparse
 import logging
 
 from osc_lib.command import command
@@ -44,7 +45,7 @@ class GraphBreakpoint(command.Command):
 
     log = logging.getLogger(__name__ + '.GraphBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         parser.add_argument(
             'stack', metavar='<stack>',
@@ -60,7 +61,7 @@ class GraphBreakpoint(command.Command):
             % stock.HELD_SEARCH_DEPTH)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
         self.log.debug('take_action(%s)', parsed_args)
         self.app.stdout.write(render_graph(
             self.app.client_manager.orchestration, parsed_args))

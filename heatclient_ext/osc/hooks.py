@@ -21,6 +21,7 @@ stack's whole timeout, ours returns once the stack is held or finished.
 once the operation has started.
 """
 
+import argparse
 import atexit
 
 from cliff import hooks
@@ -38,7 +39,7 @@ from heatclient_ext.v1 import manager as bp_v1
 HELD_COLUMN = 'held_breakpoints'
 
 
-def add_breakpoint_option(parser, action):
+def add_breakpoint_option(parser, action) -> None:
     parser.add_argument(
         '--breakpoint',
         metavar='<resource>',
@@ -50,7 +51,7 @@ def add_breakpoint_option(parser, action):
                'Can be specified multiple times') % {'action': action})
 
 
-def add_no_breakpoint_option(parser):
+def add_no_breakpoint_option(parser) -> None:
     parser.add_argument(
         '--no-breakpoint', '--nobreakpoint',
         metavar='<resource>',
@@ -65,21 +66,21 @@ class _BreakpointHook(hooks.CommandHook):
 
     action = None
 
-    def __init__(self, command):
+    def __init__(self, command) -> None:
         super().__init__(command)
         self._prepared = None
         self._wait = False
 
-    def get_epilog(self):
+    def get_epilog(self) -> str:
         return ''
 
-    def _stack(self, parsed_args):
+    def _stack(self, parsed_args: argparse.Namespace):
         raise NotImplementedError
 
-    def _existing(self, parsed_args):
+    def _existing(self, parsed_args: argparse.Namespace) -> bool:
         return False
 
-    def before(self, parsed_args):
+    def before(self, parsed_args: argparse.Namespace):
         add = getattr(parsed_args, 'breakpoints', None) or []
         remove = getattr(parsed_args, 'no_breakpoints', None) or []
         try:
@@ -121,7 +122,7 @@ class _BreakpointHook(hooks.CommandHook):
             self._wait = True
         return parsed_args
 
-    def after(self, parsed_args, return_code):
+    def after(self, parsed_args: argparse.Namespace, return_code):
         if self._prepared is not None:
             self._prepared.cleanup()
         if not self._wait:
@@ -159,7 +160,7 @@ class _BreakpointHook(hooks.CommandHook):
             data.append(bp_v1.held_text(held))
         return columns, list(output.values(parsed_args, data))
 
-    def _say_after_output(self, text):
+    def _say_after_output(self, text) -> None:
         """Print ``text`` on stdout right after the command's table.
 
         It is the command's answer, not a diagnostic, so it goes to stdout;
@@ -189,7 +190,7 @@ class CreateBreakpointHook(_BreakpointHook):
         watch.add_interactive_option(parser)
         return parser
 
-    def _stack(self, parsed_args):
+    def _stack(self, parsed_args: argparse.Namespace):
         return parsed_args.name
 
 
@@ -205,8 +206,8 @@ class UpdateBreakpointHook(_BreakpointHook):
         watch.add_interactive_option(parser)
         return parser
 
-    def _stack(self, parsed_args):
+    def _stack(self, parsed_args: argparse.Namespace):
         return parsed_args.stack
 
-    def _existing(self, parsed_args):
+    def _existing(self, parsed_args: argparse.Namespace) -> bool:
         return bool(getattr(parsed_args, 'existing', False))

@@ -19,8 +19,10 @@ for ``--reconnect-timeout`` seconds, 130 on Ctrl-C (the operation itself
 is left as it is).
 """
 
+import argparse
 import logging
 import sys
+import typing
 
 from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
@@ -60,7 +62,7 @@ def seconds_argument(text):
     return value
 
 
-def add_interactive_option(parser):
+def add_interactive_option(parser) -> None:
     parser.add_argument(
         '--interactive', '-i', action='store_true',
         help=_('When something is held, prompt: Enter steps the resource '
@@ -71,7 +73,7 @@ def add_interactive_option(parser):
                'deleted); ? shows help; q leaves it held'))
 
 
-def add_reconnect_option(parser):
+def add_reconnect_option(parser) -> None:
     parser.add_argument(
         '--reconnect-timeout', metavar='<seconds>', type=seconds_argument,
         default=reading.RECONNECT_TIMEOUT,
@@ -87,7 +89,7 @@ def _isatty(stream):
         return False
 
 
-def session(app, client, stack, nested_depth=None,
+def session(app, client, stack, nested_depth: typing.Optional[int] = None,
             interval=DEFAULT_INTERVAL, interactive=False,
             reconnect_timeout=reading.RECONNECT_TIMEOUT):
     """A :class:`watch_v1.Session` on the app's terminal."""
@@ -113,7 +115,7 @@ class WatchBreakpoint(command.Command):
 
     log = logging.getLogger(__name__ + '.WatchBreakpoint')
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
         parser.add_argument('stack', metavar='<stack>',
                             help=_('Name or ID of the stack'))
@@ -130,6 +132,6 @@ class WatchBreakpoint(command.Command):
         add_reconnect_option(parser)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace):
         return watch(self.app, self.app.client_manager.orchestration,
                      parsed_args)

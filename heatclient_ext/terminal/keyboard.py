@@ -55,7 +55,7 @@ def _isatty(fd):
 class LineReader:
     """Lines from ``stdin``, each waited for at most a given time."""
 
-    def __init__(self, stdin, echo=None):
+    def __init__(self, stdin, echo=None) -> None:
         self.stdin = stdin
         self.echo = echo
         self.fd = _fileno(stdin)
@@ -82,7 +82,7 @@ class LineReader:
         finally:
             termios.tcsetattr(self.fd, termios.TCSADRAIN, saved)
 
-    def read(self, timeout):
+    def read(self, timeout: float):
         """A line without its end, None if none came, EOFError at the end."""
         if self.fd is None:
             line = self.stdin.readline()
@@ -93,7 +93,7 @@ class LineReader:
             return self._read_keys(timeout)
         return self._read_pipe(timeout)
 
-    def _ready(self, timeout):
+    def _ready(self, timeout: float) -> bool:
         try:
             readable, _w, _x = select.select([self.fd], [], [],
                                              max(0, timeout))
@@ -101,7 +101,7 @@ class LineReader:
             return False
         return bool(readable)
 
-    def _read_pipe(self, timeout):
+    def _read_pipe(self, timeout: float):
         while b'\n' not in self._data:
             if self._ended:
                 if self._data:
@@ -118,7 +118,7 @@ class LineReader:
         line, _nl, self._data = self._data.partition(b'\n')
         return line.decode('utf-8', 'replace').rstrip('\r')
 
-    def _read_keys(self, timeout):
+    def _read_keys(self, timeout: float):
         while True:
             while self._keys:
                 char, self._keys = self._keys[0], self._keys[1:]
@@ -154,6 +154,6 @@ class LineReader:
             self._say(char)
         return None
 
-    def _say(self, text):
+    def _say(self, text) -> None:
         if self.echo is not None:
             self.echo(text)

@@ -24,6 +24,7 @@ answer means the same thing everywhere.
 import collections
 import fnmatch
 import re
+import typing
 
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
@@ -74,12 +75,12 @@ class AnswerError(exceptions.BreakpointCommandError):
     """An answer at the prompt that does nothing (said in one line)."""
 
 
-def when(row):
+def when(row) -> str:
     """The kind of hold of a held row (before, after, failed, ...)."""
     return row.get('when') or breakpoints.BEFORE
 
 
-def enter_meaning(row):
+def enter_meaning(row) -> str:
     """What Enter does for the resource the prompt names."""
     kind = when(row)
     if kind == breakpoints.FAILED:
@@ -89,11 +90,11 @@ def enter_meaning(row):
     return _('step it')
 
 
-def enter_verb(row):
+def enter_verb(row) -> str:
     return RETRY if when(row) == breakpoints.FAILED else STEP
 
 
-def hold_text(row):
+def hold_text(row) -> str:
     """How a held row reads on the screen, after its name and action."""
     kind = when(row)
     name = printable(row.get('breakpoint'))
@@ -109,7 +110,7 @@ def hold_text(row):
     return _('at breakpoint %s') % name
 
 
-def question(row):
+def question(row) -> str:
     """The prompt's question about the resource it names."""
     name = printable(row['resource'])
     if when(row) == breakpoints.FAILED:
@@ -117,7 +118,7 @@ def question(row):
     return _('Release %s?') % name
 
 
-def prompt_text(held, width=None):
+def prompt_text(held, width: typing.Optional[int] = None):
     """The prompt: its question about the first held row, and the keys.
 
     Within ``width`` columns if given: the list of answers gives way to
@@ -132,7 +133,7 @@ def prompt_text(held, width=None):
     return _('%(question)s [Enter: %(enter)s, ?: help] > ') % words
 
 
-def _bad_glob(pattern):
+def _bad_glob(pattern) -> typing.Optional[str]:
     """Why ``pattern`` is not a glob fnmatch reads as meant, or None."""
     depth = 0
     for char in pattern:
@@ -147,11 +148,11 @@ def _bad_glob(pattern):
     return None
 
 
-def names_text(names):
+def names_text(names) -> str:
     return ', '.join(printable(name) for name in names) or _('none')
 
 
-def parse_answer(text, held):
+def parse_answer(text, held) -> 'Answer':
     """What an answer at the prompt asks, as an :class:`Answer`.
 
     ``held``: the held rows (the prompt names the first). A name or glob

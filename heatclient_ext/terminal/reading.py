@@ -26,6 +26,7 @@ connection with the exit code of a failed stack.
 import collections
 import re
 import time
+import typing
 
 from heatclient import exc as heat_exc
 from keystoneauth1 import exceptions as ks_exc
@@ -66,10 +67,10 @@ class Reconnect:
         self.reason = ''
 
     @property
-    def waiting(self):
+    def waiting(self) -> bool:
         return self.since is not None
 
-    def failed(self, exc):
+    def failed(self, exc) -> float:
         """The seconds to wait before the next try.
 
         :class:`GaveUp` after ``timeout`` seconds without an answer.
@@ -88,7 +89,7 @@ class Reconnect:
         wait = min(LONGEST_WAIT, FIRST_WAIT * 2 ** (self.tries - 1))
         return min(wait, max(0.1, self.timeout - waited))
 
-    def text(self):
+    def text(self) -> str:
         """``reconnecting (try 3, 4 s of 60 s): <reason>``."""
         return _('reconnecting (try %(tries)d, %(waited)d s of %(timeout)d '
                  's): %(reason)s') % {
@@ -96,7 +97,7 @@ class Reconnect:
                      'waited': self.clock() - self.since,
                      'timeout': self.timeout, 'reason': self.reason}
 
-    def answered(self):
+    def answered(self) -> bool:
         """Heat answered: True if it ended an outage (counted anew)."""
         was = self.since is not None
         self.since, self.tries, self.reason = None, 0, ''
@@ -112,7 +113,7 @@ class SteadyTotals:
     seen stays the total, and what is gone from it counts as done.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.key = None
         self.most = 0
 
@@ -154,13 +155,13 @@ class RollbackAhead:
     """
 
     def __init__(self, get_stack, clock=time.monotonic,
-                 wait=ROLLBACK_BEGINS):
+                 wait=ROLLBACK_BEGINS) -> None:
         self.get_stack = get_stack
         self.clock = clock
         self.wait = wait
         self._seen = None  # (status, since when; None: no rollback ahead)
 
-    def pending(self, stack, status):
+    def pending(self, stack, status) -> bool:
         action, _sep, state = status.rpartition('_')
         if state != 'FAILED' or action not in ROLLED_BACK:
             self._seen = None
@@ -171,7 +172,7 @@ class RollbackAhead:
         since = self._seen[1]
         return since is not None and self.clock() - since < self.wait
 
-    def _rolls_back(self, stack):
+    def _rolls_back(self, stack) -> bool:
         try:
             st = self.get_stack(stack)
         except exceptions.USER_ERRORS + UNREACHABLE + (
@@ -192,13 +193,13 @@ def gone(last, status):
     return last._replace(status=status, rows=[], progress=progress)
 
 
-def _short_reason(exc):
+def _short_reason(exc) -> str:
     """The first clause of a connection error, its URL cut to the host."""
     text = exceptions.one_line(exc).split(': ', 1)[0] or type(exc).__name__
     return re.sub(r'(https?://[^/\s]+)\S*', r'\1', text)
 
 
-def fetch(manager, stack, nested_depth=None):
+def fetch(manager, stack, nested_depth: typing.Optional[int] = None):
     """One refresh: a :class:`Snapshot` from one request to the view.
 
     ``progress`` of the snapshot is None when the server's view has no
@@ -238,7 +239,7 @@ def fetch_without_view(manager, stack, nested_depth=None):
                     stock_progress(manager, st, tree, rows, depth))
 
 
-def stock_progress(manager, st, tree, rows, depth):
+def stock_progress(manager, st, tree, rows, depth) -> dict:
     """Counts from resource states, as well as stock Heat tells them."""
     action = (st.stack_status or '').split('_', 1)[0]
     held = {row['resource'] for row in rows if row['state'] == bp_v1.HELD}
@@ -273,7 +274,7 @@ def stock_progress(manager, st, tree, rows, depth):
             'timeout_remaining': manager.timeout_remaining(st)}
 
 
-def _seconds_since(started):
+def _seconds_since(started) -> int:
     if started is None:
         return 0
     from oslo_utils import timeutils
@@ -292,7 +293,7 @@ class Reader:
     keeps the totals steady within an operation.
     """
 
-    def __init__(self, client, stack, nested_depth=None, say=None):
+    def __init__(self, client, stack, nested_depth=None, say=None) -> None:
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
         self.stack = stack
@@ -302,7 +303,7 @@ class Reader:
         self.totals = SteadyTotals()
         self.snap = None
 
-    def _held_deeper(self, snap):
+    def _held_deeper(self, snap) -> int:
         """How many are held below the depth watched (one more request)."""
         try:
             body = self.manager.view_body(self.stack)

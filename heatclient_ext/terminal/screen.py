@@ -47,24 +47,24 @@ CLEAR_SCREEN = '\x1b[H\x1b[2J'
 
 # -- drawing ------------------------------------------------------------------
 
-def held_rows(snap):
+def held_rows(snap) -> list:
     """The held rows, by resource path (the prompt's order)."""
     return sorted((row for row in snap.rows if row['state'] == bp_v1.HELD),
                   key=lambda row: breakpoints.natural_key(row['resource']))
 
 
-def held_failures(snap):
+def held_failures(snap) -> int:
     return sum(1 for row in held_rows(snap)
                if prompt.when(row) == breakpoints.FAILED)
 
 
-def _clock(seconds):
+def _clock(seconds) -> str:
     seconds = int(seconds or 0)
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                              seconds % 60)
 
 
-def bar(done, total, width=BAR_WIDTH):
+def bar(done, total, width: int = BAR_WIDTH) -> str:
     """``[#########.........] 3 of 9 done``."""
     filled = min(width, int(width * done / total)) if total else 0
     return '[%s%s] %s' % ('#' * filled, '.' * (width - filled),
@@ -72,7 +72,7 @@ def bar(done, total, width=BAR_WIDTH):
                               'done': done, 'total': total})
 
 
-def counts_text(progress, failed_held=0):
+def counts_text(progress, failed_held=0) -> str:
     """The counts; a failure held on failure counts as failed too."""
     counts = dict(progress.get('counts') or {})
     texts = []
@@ -85,20 +85,20 @@ def counts_text(progress, failed_held=0):
     return '  '.join(texts)
 
 
-def _short_time(value):
+def _short_time(value) -> str:
     # '2026-11-30T20:19:19Z' -> '20:19:19'
     match = re.search(r'(\d\d:\d\d:\d\d)', value or '')
     return match.group(1) if match else printable(value)
 
 
-def event_line(event):
+def event_line(event) -> str:
     return '%s  %s  %s_%s  %s' % (
         _short_time(event.get('time')), printable(event.get('resource')),
         printable(event.get('action')), printable(event.get('status')),
         printable(event.get('reason')))
 
 
-def _wrap(line, width, indent='    '):
+def _wrap(line, width: int, indent='    '):
     """A line in lines of ``width``, broken between words only."""
     if len(line) <= width:
         return [line]
@@ -109,11 +109,11 @@ def _wrap(line, width, indent='    '):
                          drop_whitespace=True) or [line[:width]]
 
 
-def _cut(line, width):
+def _cut(line, width: int):
     return line if len(line) <= width else line[:max(0, width - 3)] + '...'
 
 
-def header(snap):
+def header(snap) -> str:
     progress = snap.progress or {}
     return (_('Stack %(name)s  %(status)s  elapsed %(elapsed)s%(timeout)s')
             % {'name': printable(snap.stack_name), 'status': snap.status,
@@ -123,7 +123,7 @@ def header(snap):
                            if progress.get('timeout_remaining') else '')})
 
 
-def held_lines(held, limit=HELD_LINES, deeper=0):
+def held_lines(held, limit=HELD_LINES, deeper=0) -> list:
     if not held:
         lines = [_('Nothing held')]
         if deeper:
@@ -145,7 +145,7 @@ def held_lines(held, limit=HELD_LINES, deeper=0):
     return lines
 
 
-def frame(snap, log=(), width=100, height=None, notes=()):
+def frame(snap, log=(), width: int = 100, height=None, notes=()):
     """The screen, as lines: header, bar, counts, held, events, log.
 
     ``notes``: lines said about the last answer (an error, the help),
@@ -167,7 +167,7 @@ def frame(snap, log=(), width=100, height=None, notes=()):
     notes = list(notes)
     limit = HELD_LINES
 
-    def build():
+    def build() -> list:
         lines = list(top)
         for line in held_lines(held, limit, snap.deeper):
             lines += _wrap(line, width)
@@ -200,7 +200,7 @@ def frame(snap, log=(), width=100, height=None, notes=()):
     return (lines[:room - len(noted)] + noted)[:room]
 
 
-def change_line(snap):
+def change_line(snap) -> str:
     """One line saying where the operation is (for logs, not terminals)."""
     progress = snap.progress or {}
     held = held_rows(snap)
@@ -243,7 +243,7 @@ class Screen:
     :class:`.keyboard.LineReader`).
     """
 
-    def __init__(self, out, redraw, size):
+    def __init__(self, out, redraw, size) -> None:
         self.out = out
         self.redraw = redraw
         self.size = size
@@ -253,25 +253,25 @@ class Screen:
         self.prompted = None
         self._last_line = None
 
-    def write(self, text):
+    def write(self, text) -> None:
         self.out.write(text)
         self.out.flush()
 
     echo = write
 
-    def say(self, text):
+    def say(self, text) -> None:
         """One line of what the session did (echoed, and kept on screen)."""
         text = str(text)
         self.log.append(text)
         self.write('%s\n' % text)
 
-    def note(self, text):
+    def note(self, text) -> None:
         """A line about the last answer, kept above the prompt."""
         self.notes.append(str(text))
         if not self.redraw:
             self.write('%s\n' % text)
 
-    def aside(self, text, snap):
+    def aside(self, text, snap) -> None:
         """A passing line (``reconnecting``), on the last screen drawn."""
         if self.redraw and snap is not None:
             kept, self.notes = self.notes, [text]
@@ -280,7 +280,7 @@ class Screen:
         else:
             self.write('%s\n' % text)
 
-    def show(self, snap, held=()):
+    def show(self, snap, held=()) -> None:
         """Draw the screen, and the prompt when something is held.
 
         Off a terminal: a line when it changed, the prompt when it did.

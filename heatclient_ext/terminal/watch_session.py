@@ -67,7 +67,7 @@ terminal_size = screen.terminal_size
 
 # -- why a hold went -----------------------------------------------------
 
-def gone_reason(snap, name):
+def gone_reason(snap, name) -> str:
     """Why ``name`` is no longer held, from the latest events."""
     events = [event for event in (snap.progress or {}).get('events') or []
               if event.get('resource') == name and event.get('reason')]
@@ -93,7 +93,7 @@ class Session:
                  interval=2.0, interactive=False, redraw=False,
                  sleep=time.sleep,
                  reconnect_timeout=reading.RECONNECT_TIMEOUT,
-                 clock=time.monotonic, size=None):
+                 clock=time.monotonic, size=None) -> None:
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
         self.out = out
@@ -114,7 +114,7 @@ class Session:
         self.rollback = reading.RollbackAhead(
             lambda stack: self.manager.get_stack(stack), clock)
 
-    def show(self, snap, held=()):
+    def show(self, snap, held=()) -> None:
         self.screen.show(snap, held if self.interactive else ())
 
     # -- reading
@@ -143,12 +143,12 @@ class Session:
             self.say(_('reconnected to Heat'))
         return snap
 
-    def _show_reconnecting(self):
+    def _show_reconnecting(self) -> None:
         self.screen.aside(self.reconnect.text(), self.snap)
 
     # -- the loop
 
-    def run(self):
+    def run(self) -> int:
         """Watch until the operation ends; the exit code (see EXIT_*)."""
         try:
             with (self.keys.keys() if self.interactive
@@ -168,7 +168,7 @@ class Session:
                                                     fresh=False)})
             return EXIT_UNREACHABLE
 
-    def _run(self):
+    def _run(self) -> int:
         while True:
             snap = self._refresh()
             if snap is None:
@@ -202,7 +202,7 @@ class Session:
                 continue
             self.sleep(self.interval)
 
-    def _follow(self, snap, held):
+    def _follow(self, snap, held) -> None:
         """Say so when what the prompt names is no longer held."""
         named = self._named
         self._named = held[0]['resource'] if held and self.interactive \
@@ -219,7 +219,7 @@ class Session:
                 'name': printable(named), 'why': gone_reason(snap, named)})
         self.screen.prompted = None
 
-    def _left_text(self, how, fresh=True):
+    def _left_text(self, how, fresh=True) -> str:
         if fresh:
             try:
                 self.refresh()
@@ -238,7 +238,7 @@ class Session:
                          'resume': RESUME % printable(snap.stack_name)}
         return _('%s: the operation is untouched') % how
 
-    def _finished(self, snap):
+    def _finished(self, snap) -> int:
         status = snap.status
         if status.endswith('_COMPLETE'):
             self.say(_('Stack %(name)s %(status)s') % {
@@ -308,7 +308,7 @@ class Session:
         self._named = None
         return answer.verb
 
-    def _do(self, answer, held):
+    def _do(self, answer, held) -> None:
         verb, arg = answer
         if verb == STEP:
             self._release([arg], protocol.RELEASE_STEP, held)
@@ -340,7 +340,7 @@ class Session:
         elif verb == CANCEL:
             self.cancel(held)
 
-    def _release(self, names, how, held, note=''):
+    def _release(self, names, how, held, note='') -> None:
         rows = [row for row in held if row['resource'] in names]
         released = []
         for row in rows:
@@ -350,7 +350,7 @@ class Session:
             'names': _names(released), 'how': how,
             'note': ' %s' % note if note else ''})
 
-    def cancel(self, held):
+    def cancel(self, held) -> None:
         """Cancel as the DAP's Stop does, then free what is held.
 
         An update rolls back; a create is stopped and the stack deleted

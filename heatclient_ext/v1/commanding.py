@@ -16,6 +16,8 @@ words); a command (set, clear, to, continue) a signal to the stack the
 user named, carried to the engine in the protocol's keys.
 """
 
+import typing
+
 from heatclient import exc as heat_exc
 
 from heat_breakpoint.model import breakpoints
@@ -29,7 +31,7 @@ class Commanding:
     """The commands; reads through :class:`.viewing.Viewing`'s calls."""
 
     def release(self, stack, name=None, how=protocol.RELEASE_CONTINUE,
-                rows=None, extra=None):
+                rows=None, extra=None) -> list:
         """Release held resources (all, or the one at ``name``).
 
         ``extra``: more of what the release says (a continue's depth).
@@ -52,7 +54,7 @@ class Commanding:
             self._signal(row, how, extra)
         return rows
 
-    def _signal(self, row, how, extra=None):
+    def _signal(self, row, how, extra=None) -> None:
         data = dict(extra or {})
         data.update({'unset_hook': row['hook'], protocol.SIGNAL_KEY: how})
         try:
@@ -64,7 +66,7 @@ class Commanding:
                               name=row['resource'],
                               reason=exceptions.one_line(exc))
 
-    def continue_(self, stack, nested_depth=None, to=None):
+    def continue_(self, stack, nested_depth=None, to=None) -> list:
         """Release every held resource, nested ones too.
 
         With the engine plugin the rest of the operation ignores its
@@ -104,7 +106,7 @@ class Commanding:
             self._signal(row, protocol.RELEASE_RUN_TO)
         return rows
 
-    def _continue_command(self, st, extra=None):
+    def _continue_command(self, st, extra=None) -> None:
         data = dict(extra or {})
         data[protocol.COMMAND_KEY] = 'continue'
         try:
@@ -114,7 +116,7 @@ class Commanding:
         except heat_exc.HTTPException as exc:
             raise terms.error('%(reason)s', reason=terms.server_words(exc))
 
-    def _runtime_state(self, stack, name, what):
+    def _runtime_state(self, stack, name, what) -> typing.Optional[dict]:
         """What the running operation does at ``name`` (the view's word).
 
         Refuses when nothing is running, or when ``name`` cannot name a
@@ -133,7 +135,7 @@ class Commanding:
                               status=st.stack_status, what=what)
         return found
 
-    def command(self, stack, name, kind, when=breakpoints.BEFORE):
+    def command(self, stack, name, kind, when=breakpoints.BEFORE) -> None:
         """Change the running operation at ``name``: set, clear or to.
 
         Sent to the stack the user named with the resource's path, which
@@ -157,7 +159,7 @@ class Commanding:
             raise terms.error('%(reason)s', reason=terms.server_words(exc))
 
     def set(self, stack, name, when=breakpoints.BEFORE,
-            next_operation=terms.NEXT_OPERATION):
+            next_operation=terms.NEXT_OPERATION) -> str:
         """Arm a breakpoint at ``name`` in the running operation.
 
         ``when``: hold before the resource's action (default), after it,
@@ -192,7 +194,7 @@ class Commanding:
         self.command(st, name, 'set', when)
         return terms.ARMED
 
-    def clear(self, stack, name, announce=None):
+    def clear(self, stack, name, announce=None) -> tuple:
         """Release the resource held at ``name``, or disarm ``name``.
 
         Returns ``(rows, result)`` with result ``'released'``,
@@ -235,7 +237,7 @@ class Commanding:
         self.update_environment(ident, remove=[name])
         return [], 'removed'
 
-    def step(self, stack, name=None):
+    def step(self, stack, name=None) -> list:
         """Release held resources and hold at the next ones.
 
         The next ones are the resources that wait for them in the same
@@ -249,7 +251,7 @@ class Commanding:
                     breakpoints.FAILED] or rows
         return self.release(stack, name, protocol.RELEASE_STEP, rows)
 
-    def retry(self, stack, name):
+    def retry(self, stack, name) -> list:
         """Run the failed action of the resource held at ``name`` again.
 
         In the same operation; if it fails again, it holds again.
@@ -267,7 +269,7 @@ class Commanding:
         return self.release(stack, name, protocol.RELEASE_RETRY, rows or None)
 
     @staticmethod
-    def _require_plugin(rows, what):
+    def _require_plugin(rows, what) -> None:
         if any(row['form'] == 'hook' for row in rows):
             raise terms.error(
                 _('%(what)s needs the heat-breakpoint engine plugin'

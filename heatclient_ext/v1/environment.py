@@ -39,6 +39,7 @@ import logging
 import os
 import shutil
 import tempfile
+import typing
 from urllib import error as url_error
 from urllib import request
 
@@ -67,13 +68,13 @@ PRE_HOOKS = tuple('pre-' + action for action in breakpoints.ACTIONS)
 class Prepared:
     """The environment paths to send, and the temporary files behind them."""
 
-    def __init__(self, paths, tmpdir, breakpoints_):
+    def __init__(self, paths, tmpdir, breakpoints_) -> None:
         self.paths = paths
         self.tmpdir = tmpdir
         #: The breakpoints the stack will have (those of a PATCH included).
         self.breakpoints = breakpoints_
 
-    def cleanup(self):
+    def cleanup(self) -> None:
         if self.tmpdir:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             self.tmpdir = None
@@ -157,7 +158,7 @@ def _parse_added(add) -> list:
     return added
 
 
-def _merged(requested, removed_names):
+def _merged(requested, removed_names) -> list:
     """The requested breakpoints by name and kind, later ones winning."""
     by_key = {}
     for bp in requested:
@@ -168,7 +169,7 @@ def _merged(requested, removed_names):
     return list(by_key.values())
 
 
-def _read_files(env_paths):
+def _read_files(env_paths) -> tuple:
     files, from_files = [], []
     for path in env_paths:
         env = read_environment(path)
@@ -202,7 +203,7 @@ def _add_hooks(env: dict, extra_hooks) -> bool:
     return changed
 
 
-def _patched(client, stack, requested, removed, extra_hooks=()):
+def _patched(client, stack, requested, removed, extra_hooks=()) -> tuple:
     """Hooks to change and the whole marker for a PATCH update.
 
     Returns ``(overlay, marker, final)``: ``overlay`` maps each registry
@@ -249,7 +250,7 @@ def _check_removed(stack, removed, known) -> None:
     raise exceptions.BreakpointCommandError(message)
 
 
-def _check_nested(client, stack, existing, files, final, types):
+def _check_nested(client, stack, existing, files, final, types) -> None:
     """Refuse ``outer/inner`` where ``outer`` is surely no nested stack."""
     if not any(len(bp.segments) > 1 for bp in final):
         return
@@ -345,7 +346,7 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     return Prepared(*_write_all(files, generated), final)
 
 
-def _write_all(files, generated):
+def _write_all(files, generated) -> tuple:
     tmpdir = tempfile.mkdtemp(prefix='heat-breakpoint-')
     paths = []
     try:
@@ -369,7 +370,7 @@ def hook_pairs(names, hook) -> list:
     return [(name, hook) for name in names or []]
 
 
-def template_resource_names(path):
+def template_resource_names(path) -> typing.Optional[dict]:
     """``{name: type}`` of a local template's top-level resources.
 
     None if unreadable. Iterating it gives the names.
@@ -417,7 +418,7 @@ def _stored_environment(client, stack) -> dict:
             _('Stack not found: %s') % stack)
 
 
-def _stored_resource_names(client, stack):
+def _stored_resource_names(client, stack) -> typing.Optional[dict]:
     """``{name: type}`` of the stack's stored template, if any."""
     try:
         template = client.stacks.template(stack)

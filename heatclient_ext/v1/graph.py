@@ -61,7 +61,7 @@ class Node:
     resource_type: str = ''
 
     @property
-    def path_name(self):
+    def path_name(self) -> str:
         return breakpoints.SEPARATOR.join(self.path)
 
 
@@ -74,7 +74,7 @@ class Graph:
     nodes: list
 
 
-def _topological(nodes):
+def _topological(nodes) -> list:
     """Resources in waves, in the order Heat can start them.
 
     The first wave requires nothing; a resource is in the wave after the
@@ -114,7 +114,7 @@ def _topological(nodes):
         wave[node.name], breakpoints.natural_key(node.name)))
 
 
-def _held_text(row):
+def _held_text(row) -> str:
     return ' '.join(['held:', row.get('when') or 'before',
                      row.get('action') or '']).rstrip()
 
@@ -127,11 +127,11 @@ _WHEN_TEXT = {breakpoints.BEFORE: 'before %s',
               breakpoints.REPLACED: 'before %s if replaced'}
 
 
-def _when(row):
+def _when(row) -> str:
     return row.get('when') or breakpoints.BEFORE
 
 
-def _breakpoint_text(row):
+def _breakpoint_text(row) -> str:
     """``breakpoint: before CREATE,UPDATE`` (``on CREATE failure``...)."""
     actions = row.get('action') or ''
     when = _WHEN_TEXT.get(_when(row), _when(row) + ' %s')
@@ -150,7 +150,7 @@ def _matcher(row):
         return lambda path: name == breakpoints.SEPARATOR.join(path)
 
 
-def _mark(nodes, rows):
+def _mark(nodes, rows) -> None:
     held = {row.get('resource'): row for row in rows
             if row.get('state') == bp_v1.HELD}
     armed = [(_matcher(row), _breakpoint_text(row), _when(row),
@@ -172,7 +172,7 @@ def _mark(nodes, rows):
             live and when == breakpoints.BEFORE for _t, when, live in found)
 
 
-def build(stack_name, stack_status, resources, rows=()):
+def build(stack_name, stack_status, resources, rows=()) -> 'Graph':
     """The graph of a stack.
 
     ``resources`` are dicts with ``path`` (names from the root stack to
@@ -202,7 +202,7 @@ def build(stack_name, stack_status, resources, rows=()):
     return Graph(stack_name or '', stack_status or '', _topological(top))
 
 
-def resources_of(tree):
+def resources_of(tree) -> list:
     """The resource dicts :func:`build` takes, from a nested listing.
 
     ``tree`` is what ``stock.tree`` makes of
@@ -215,7 +215,7 @@ def resources_of(tree):
             for res in tree]
 
 
-def fetch(client, stack, nested_depth=None):
+def fetch(client, stack, nested_depth: typing.Optional[int] = None):
     """Read the stack's graph from Heat: two requests, three without view.
 
     Without ``nested_depth`` nested stacks are listed as deep as Heat
@@ -231,7 +231,7 @@ def fetch(client, stack, nested_depth=None):
 
 # -- text ----------------------------------------------------------------
 
-def _reason(node):
+def _reason(node) -> str:
     if not node.status.endswith('_FAILED') or not node.reason:
         return ''
     reason = node.reason
@@ -240,7 +240,7 @@ def _reason(node):
     return reason
 
 
-def _text_lines(nodes, prefix):
+def _text_lines(nodes, prefix) -> list:
     width = max((len(printable(node.name)) for node in nodes), default=0)
     status_width = max((len(node.status) for node in nodes), default=0)
     lines = []
@@ -263,7 +263,7 @@ def _text_lines(nodes, prefix):
     return lines
 
 
-def text(graph):
+def text(graph) -> str:
     """A tree for terminals: resources in the order Heat creates them.
 
     Each resource shows its status, ``[held: before CREATE]`` or
@@ -277,7 +277,7 @@ def text(graph):
 
 # -- DOT -----------------------------------------------------------------
 
-def quote(value):
+def quote(value) -> str:
     """A DOT double-quoted string showing ``value`` literally.
 
     Control characters are escaped by :func:`printable` first; then
@@ -288,24 +288,24 @@ def quote(value):
     return '"%s"' % escaped.replace('"', '\\"')
 
 
-def _label(*lines):
+def _label(*lines) -> str:
     # The line breaks go in after quoting, so they are DOT's own.
     return '\\n'.join(quote(line)[1:-1] for line in lines if line)
 
 
-def _fill(status):
+def _fill(status) -> str:
     for part, colour in _COLOURS:
         if part in status:
             return colour
     return 'white'
 
 
-def _lines(node):
+def _lines(node) -> list:
     return [node.name, node.status, node.held] + node.marks + [
         _reason(node)]
 
 
-def _owner_kind(node):
+def _owner_kind(node) -> str:
     """What a resource with resources under it is: a group, or a stack."""
     if 'Group' in node.resource_type.rsplit('::', 1)[-1]:
         return 'group of %d: %s' % (len(node.children), node.resource_type)
@@ -313,19 +313,19 @@ def _owner_kind(node):
 
 
 class _Dot:
-    def __init__(self):
+    def __init__(self) -> None:
         self.ids = {}
         self.clusters = {}
         self.out = []
 
-    def node_id(self, node):
+    def node_id(self, node) -> str:
         return self.ids.setdefault(node.path, 'n%d' % len(self.ids))
 
-    def cluster_id(self, node):
+    def cluster_id(self, node) -> str:
         return self.clusters.setdefault(node.path,
                                         'cluster_%d' % len(self.clusters))
 
-    def emit(self, nodes, indent):
+    def emit(self, nodes, indent) -> None:
         pad = '  ' * indent
         for node in nodes:
             if node.children:
@@ -349,7 +349,7 @@ class _Dot:
                 pad, self.node_id(node), ', '.join(
                     '%s=%s' % item for item in attrs.items())))
 
-    def emit_cluster(self, node, indent):
+    def emit_cluster(self, node, indent) -> None:
         pad = '  ' * indent
         self.out.append('%ssubgraph %s {' % (pad, self.cluster_id(node)))
         inner = pad + '  '
@@ -364,13 +364,13 @@ class _Dot:
         self.emit(node.children, indent + 1)
         self.out.append('%s}' % pad)
 
-    def anchor(self, node, first):
+    def anchor(self, node, first) -> str:
         """The node an edge to (or from) a nested stack attaches to."""
         while node.children:
             node = node.children[0 if first else -1]
         return self.node_id(node)
 
-    def edges(self, nodes, indent=1):
+    def edges(self, nodes, indent=1) -> None:
         by_name = {node.name: node for node in nodes}
         for node in nodes:
             for name in node.requires:
@@ -388,7 +388,7 @@ class _Dot:
             self.edges(node.children, indent)
 
 
-def dot(graph):
+def dot(graph) -> str:
     """Graphviz DOT: ``openstack stack breakpoint graph S --dot | dot -Tsvg``.
 
     An edge goes from a resource to each resource that requires it (the

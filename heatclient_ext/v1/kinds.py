@@ -48,7 +48,7 @@ _COMMON_HELP = _(' Nested resources are named nested_stack/resource; '
                  'Can be specified multiple times.')
 
 
-def add_options(parser, action, metavar='<resource>'):
+def add_options(parser, action, metavar='<resource>') -> None:
     """Add every kind's option to a parser (argparse or heatclient's)."""
     for kind in KINDS:
         parser.add_argument(

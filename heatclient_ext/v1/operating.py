@@ -89,7 +89,7 @@ class Operating:
                 prepared.cleanup()
 
     def store_breakpoints(self, ident, breakpoints_, say=lambda text: None,
-                          timeout=STORE_TIMEOUT) -> None:
+                          timeout: float = STORE_TIMEOUT) -> None:
         """Put a delete's breakpoints in the stored environment first.
 
         A delete sends no environment, and its first resources go at once:
@@ -116,7 +116,7 @@ class Operating:
             _('The update storing the breakpoints of %s did not end') % ident)
 
     def cancel(self, stack, held=(), wait=terms.CANCEL_STOP_WAIT,
-               sleep=time.sleep):
+               sleep=time.sleep) -> tuple:
         """Cancel the stack's running operation; what it became.
 
         An update is cancelled as ``openstack stack cancel`` cancels it:
@@ -179,7 +179,7 @@ class Operating:
                                    stack, existing, template_names,
                                    extra_hooks)
 
-    def update_environment(self, stack_ident, add=(), remove=()):
+    def update_environment(self, stack_ident: str, add=(), remove=()) -> None:
         """PATCH the stored environment: the stack's template is kept."""
         prepared = self.prepare_environment([], add, remove, stack_ident,
                                             existing=True)

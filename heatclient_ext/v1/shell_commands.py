@@ -59,7 +59,7 @@ def _with_breakpoints(stock_command, stack_attr, extra_args, action):
     """Wrap a stock command: rewrite its ``-e`` files, then wait if asked."""
     hook_option = 'pre_' + action
 
-    def command(hc, args):
+    def command(hc, args) -> None:
         manager = bp_v1.BreakpointManager(hc)
         prepared = manager.prepare_environment(
             args.environment_file,
@@ -90,7 +90,7 @@ def _with_breakpoints(stock_command, stack_attr, extra_args, action):
     return command
 
 
-def _wait(manager, stack, poll):
+def _wait(manager, stack, poll) -> None:
     stack, held = manager.wait(stack, poll=poll)
     if held:
         print(_('Stack %(name)s is held at: %(held)s') %
@@ -116,7 +116,7 @@ do_stack_update = _with_breakpoints(
     'update')
 
 
-def _print_rows(rows, fields, fmt):
+def _print_rows(rows, fields, fmt) -> None:
     if fmt == 'json':
         print(json.dumps([{f: row[f] for f in fields} for row in rows],
                          indent=2))
@@ -132,7 +132,7 @@ def _print_rows(rows, fields, fmt):
 @utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
            help=_('Depth of nested stacks in which to look for held '
                   'resources (default: every level).'))
-def do_breakpoint_list(hc, args):
+def do_breakpoint_list(hc, args) -> None:
     """List the armed and held breakpoints of a stack."""
     rows = bp_v1.BreakpointManager(hc).list(args.stack, args.nested_depth)
     rows = [{key: bp_v1.row_value(row, key) for key in bp_v1.COLUMNS}
@@ -147,7 +147,7 @@ def do_breakpoint_list(hc, args):
 @utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
            help=_('Depth of nested stacks in which to look for the '
                   'resource (default: the depth its path names).'))
-def do_breakpoint_show(hc, args):
+def do_breakpoint_show(hc, args) -> None:
     """Show a breakpoint, the resource's inputs and its neighbours."""
     shown = bp_v1.BreakpointManager(hc).show(args.stack, args.resource,
                                              nested_depth=args.nested_depth)
@@ -168,7 +168,7 @@ def do_breakpoint_show(hc, args):
 @utils.arg('resource', metavar='<RESOURCE>', nargs='?',
            help=_('Resource path of the held resource to step from '
                   '(default: every held resource).'))
-def do_breakpoint_step(hc, args):
+def do_breakpoint_step(hc, args) -> None:
     """Release held resources and hold again at the next ones.
 
     Without a resource every held resource is stepped; the operation then
@@ -182,7 +182,7 @@ def do_breakpoint_step(hc, args):
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path where to arm a breakpoint.'))
-def do_breakpoint_set(hc, args):
+def do_breakpoint_set(hc, args) -> None:
     """Arm a breakpoint in the operation that is running now."""
     result = bp_v1.BreakpointManager(hc).set(args.stack, args.resource,
                                              next_operation=NEXT_OPERATION)
@@ -198,7 +198,7 @@ def do_breakpoint_set(hc, args):
 @utils.arg('--to', metavar='<RESOURCE>',
            help=_('Run to this resource: release everything, hold only '
                   'there.'))
-def do_breakpoint_continue(hc, args):
+def do_breakpoint_continue(hc, args) -> None:
     """Release every held resource and run the operation to completion."""
     rows = bp_v1.BreakpointManager(hc).continue_(args.stack, to=args.to)
     for row in rows:
@@ -211,7 +211,7 @@ def do_breakpoint_continue(hc, args):
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path of the breakpoint.'))
-def do_breakpoint_clear(hc, args):
+def do_breakpoint_clear(hc, args) -> None:
     """Release a held resource, or disarm or remove the breakpoint.
 
     While an operation runs, a breakpoint that holds nothing is disarmed
@@ -234,7 +234,7 @@ def do_breakpoint_clear(hc, args):
         print(_('Removed breakpoint %s') % name)
 
 
-def _safe_row(row):
+def _safe_row(row) -> dict:
     return {key: output.text(value) for key, value in row.items()}
 
 
@@ -243,7 +243,7 @@ def _safe_row(row):
            help=_('Write the graph in Graphviz DOT instead of a text tree.'))
 @utils.arg('--nested-depth', metavar='<DEPTH>', type=bp_v1.depth_argument,
            help=_('Depth of nested stacks to show.'))
-def do_breakpoint_graph(hc, args):
+def do_breakpoint_graph(hc, args) -> None:
     """Show the dependency graph with held resources and breakpoints."""
     found = graph.fetch(hc, args.stack, args.nested_depth)
     print(graph.dot(found) if args.dot else graph.text(found), end='')
@@ -252,7 +252,7 @@ def do_breakpoint_graph(hc, args):
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path of the resource held on failure.'))
-def do_breakpoint_retry(hc, args):
+def do_breakpoint_retry(hc, args) -> None:
     """Run the failed action of a resource held on failure again."""
     rows = bp_v1.BreakpointManager(hc).retry(args.stack, args.resource)
     for row in rows:

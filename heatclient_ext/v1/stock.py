@@ -26,6 +26,7 @@ from events.
 
 import datetime
 import re
+import typing
 
 from heatclient import exc as heat_exc
 from oslo_utils import timeutils
@@ -59,11 +60,11 @@ def _error(message, **values):
     return exceptions.BreakpointCommandError(message % values)
 
 
-def _ident(stack):
+def _ident(stack) -> str:
     return '%s/%s' % (stack.stack_name, stack.id)
 
 
-def link_ident(resource, rel):
+def link_ident(resource, rel) -> typing.Optional[str]:
     """``name/id`` of the stack a resource link points to, or None."""
     for link in getattr(resource, 'links', None) or []:
         if link.get('rel') == rel:
@@ -75,7 +76,7 @@ def link_ident(resource, rel):
     return None
 
 
-def _parse_time(value):
+def _parse_time(value) -> typing.Optional[datetime.datetime]:
     if not value:
         return None
     try:
@@ -88,7 +89,7 @@ def _parse_time(value):
 class _Resource:
     """A resource of the listed tree, with its path and owning stack."""
 
-    def __init__(self, raw, path, stack):
+    def __init__(self, raw, path, stack) -> None:
         self.raw = raw
         self.name = raw.resource_name
         self.path = path
@@ -97,11 +98,11 @@ class _Resource:
         self.reason = getattr(raw, 'resource_status_reason', '') or ''
 
     @property
-    def path_name(self):
+    def path_name(self) -> str:
         return breakpoints.SEPARATOR.join(self.path)
 
 
-def tree(root_ident, resources):
+def tree(root_ident, resources) -> list:
     """Give each resource of a nested listing its full path."""
     root_id = root_ident.split('/')[-1]
     owner = {}
@@ -113,7 +114,7 @@ def tree(root_ident, resources):
             parent[nested.split('/')[-1]] = (owner[id(res)],
                                              res.resource_name)
 
-    def prefix(stack_ident, seen=()):
+    def prefix(stack_ident: str, seen=()):
         stack_id = stack_ident.split('/')[-1]
         if stack_id == root_id or stack_id not in parent or \
                 stack_id in seen:
@@ -136,7 +137,7 @@ def _mask(value, key=''):
     return value
 
 
-def _references(snippet, names):
+def _references(snippet, names) -> bool:
     """Whether a template snippet reads one of the named parameters."""
     if isinstance(snippet, dict):
         for fn, arg in snippet.items():
@@ -170,7 +171,7 @@ def mask_inputs(properties, template=None, resource_name=None):
     return masked
 
 
-def hit_inputs(properties, template, resource_name):
+def hit_inputs(properties, template, resource_name: str):
     """The inputs a hit event shows, masked by the one secret rule.
 
     The plugin's hit event carries inputs the engine has masked already,
@@ -190,7 +191,7 @@ def hit_inputs(properties, template, resource_name):
 class StockListing:
     """Held and armed rows, and ``show``, from Heat's stock API."""
 
-    def resource_tree(self, stack_ident, depth):
+    def resource_tree(self, stack_ident: str, depth):
         kwargs = {'nested_depth': depth} if depth else {}
         try:
             listed = self.client.resources.list(stack_ident, **kwargs)
@@ -199,7 +200,7 @@ class StockListing:
         return tree(stack_ident, listed)
 
     @staticmethod
-    def search_depth(armed, nested_depth=None):
+    def search_depth(armed, nested_depth: typing.Optional[int] = None):
         # A step can hold deeper than any breakpoint names (stepping into
         # a nested stack): look as deep as Heat nests by default.
         if nested_depth is not None:
@@ -207,12 +208,12 @@ class StockListing:
         deepest = max((len(bp.segments) - 1 for bp in armed), default=0)
         return max(deepest, HELD_SEARCH_DEPTH)
 
-    def operation_start(self, stack):
+    def operation_start(self, stack) -> typing.Optional[datetime.datetime]:
         action = (stack.stack_status or '').split('_', 1)[0]
         when = stack.updated_time if action != 'CREATE' else None
         return _parse_time(when or stack.creation_time)
 
-    def timeout_remaining(self, stack):
+    def timeout_remaining(self, stack) -> str:
         if not (stack.stack_status or '').endswith('_IN_PROGRESS'):
             return ''
         # Without timeout_mins Heat uses its stack_action_timeout, which no
@@ -227,7 +228,7 @@ class StockListing:
         return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                                  seconds % 60)
 
-    def _stock_hold(self, stack, res, action, since):
+    def _stock_hold(self, stack, res, action, since) -> typing.Optional[dict]:
         """The latest event of a resource, if it is a stock hook pause."""
         try:
             events = self.client.events.list(
@@ -245,7 +246,7 @@ class StockListing:
                         'held_since': event.event_time, 'form': 'hook'}
         return None
 
-    def held(self, stack, armed, nested_depth=None, tree=None):
+    def held(self, stack, armed, nested_depth=None, tree=None) -> list:
         """The held resources of a stack, as rows."""
         ident = _ident(stack)
         if tree is None:
@@ -284,7 +285,7 @@ class StockListing:
         return rows
 
     def _row(self, stack, res, state, action, hook=None, form=None,
-             breakpoint=None, since=None):
+             breakpoint=None, since=None) -> dict:
         return {
             'resource': res.path_name, 'action': action, 'state': state,
             'held_since': since or '',
@@ -293,7 +294,7 @@ class StockListing:
             'stack': res.stack, 'resource_name': res.name,
         }
 
-    def armed_rows(self, st, armed, held_rows):
+    def armed_rows(self, st, armed, held_rows) -> list:
         held_names = {row['resource'] for row in held_rows}
         return [{
             'resource': bp.name, 'action': ','.join(
@@ -333,13 +334,13 @@ class StockListing:
                                                   event.id)
         return None
 
-    def _template(self, stack_ident):
+    def _template(self, stack_ident: str):
         try:
             return self.client.stacks.template(stack_ident)
         except heat_exc.HTTPException:
             return {}
 
-    def stock_show(self, stack, name, nested_depth=None):
+    def stock_show(self, stack, name, nested_depth=None) -> dict:
         """``show`` worked out from the resource and event lists."""
         st = self.get_stack(stack)
         ident = _ident(st)

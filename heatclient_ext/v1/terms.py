@@ -51,7 +51,7 @@ ALREADY_ARMED = 'already armed'
 ALREADY_DISARMED = 'already disarmed'
 
 
-def row_value(row, key):
+def row_value(row, key) -> str:
     """A row's value; rows of an older server lack the newer keys."""
     if key == 'when':
         return row.get(key) or breakpoints.BEFORE
@@ -63,7 +63,7 @@ NEXT_OPERATION = ('openstack stack update --existing --breakpoint %(name)s '
                   '%(stack)s')
 
 
-def depth_argument(text):
+def depth_argument(text) -> int:
     """argparse type of ``--nested-depth``: a whole number from 0."""
     try:
         value = int(text)
@@ -75,7 +75,7 @@ def depth_argument(text):
     return value
 
 
-def held_text(rows):
+def held_text(rows) -> str:
     """``'a (CREATE), outer/b (CREATE)'``: what a wait stopped at."""
     return ', '.join('%s (%s)' % (row['resource'], row['action'])
                      for row in rows)
@@ -108,7 +108,7 @@ def ident(stack) -> str:
     return '%s/%s' % (stack.stack_name, stack.id)
 
 
-def update_note(stack_name, name, rows):
+def update_note(stack_name, name, rows) -> str:
     """What removing ``name`` from an idle stack's environment will do.
 
     Heat stores an environment only with a stack update, and that update

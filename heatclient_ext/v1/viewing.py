@@ -18,6 +18,7 @@ from the stock API (:class:`.stock.StockListing`).
 """
 
 import time
+import typing
 import urllib.parse
 
 from heatclient import exc as heat_exc
@@ -56,7 +57,7 @@ class Viewing(stock.StockListing):
         except heat_exc.HTTPNotFound:
             raise terms.error(_('Stack not found: %(stack)s'), stack=stack)
 
-    def armed(self, stack_ident):
+    def armed(self, stack_ident: str):
         """Breakpoints of the stored environment, hand-set pre-hooks too."""
         return registry.armed(self.client.stacks.environment(stack_ident))
 
@@ -127,7 +128,7 @@ class Viewing(stock.StockListing):
             return summary, list(body['breakpoints']), body.get('resource')
         return summary, list(body['breakpoints'])
 
-    def describe(self, stack, name):
+    def describe(self, stack, name) -> typing.Optional[tuple]:
         """``(stack, rows, resource)`` from the view, or None without it.
 
         ``resource`` says what the running operation does at ``name``:
@@ -144,7 +145,7 @@ class Viewing(stock.StockListing):
             return None
         return found
 
-    def current(self, stack, nested_depth=None):
+    def current(self, stack, nested_depth: typing.Optional[int] = None):
         """``(stack, rows)``: held rows first, then armed ones."""
         found = self.view(stack, nested_depth)
         if found is not None:
@@ -154,7 +155,7 @@ class Viewing(stock.StockListing):
         rows = self.held(st, armed, nested_depth)
         return st, rows + self.armed_rows(st, armed, rows)
 
-    def list(self, stack, nested_depth=None):
+    def list(self, stack, nested_depth: typing.Optional[int] = None):
         """Armed and held breakpoints of a stack, as rows (dicts).
 
         A held row names the resource; an armed row names the breakpoint
@@ -162,12 +163,12 @@ class Viewing(stock.StockListing):
         """
         return self.current(stack, nested_depth)[1]
 
-    def held_now(self, stack, nested_depth=None):
+    def held_now(self, stack, nested_depth: typing.Optional[int] = None):
         """``(stack, held rows)``."""
         st, rows = self.current(stack, nested_depth)
         return st, [row for row in rows if row['state'] == terms.HELD]
 
-    def show(self, stack, name, nested_depth=None):
+    def show(self, stack, name, nested_depth: typing.Optional[int] = None):
         """One resource: what the operation does there, inputs, neighbours.
 
         The view describes it (held, armed, disarmed, done; the rule that
@@ -186,7 +187,7 @@ class Viewing(stock.StockListing):
             return {key: found.get(key) for key in terms.SHOW_KEYS}
         return self.stock_show(stack, name, nested_depth)
 
-    def wait(self, stack, poll=5, sleep=time.sleep):
+    def wait(self, stack, poll=5, sleep=time.sleep) -> tuple:
         """Wait until the stack is held at a breakpoint or finished.
 
         Returns ``(stack, held_rows)``; ``held_rows`` is empty when the
