@@ -58,17 +58,17 @@ is every module that needs no other service (``MODULES``).
 
 import argparse
 import collections
-import contextlib
 import importlib.util
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+
+from heat_breakpoint.server import fixture
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -357,80 +357,30 @@ def server_proves(way, output):
     return line
 
 
-def free_port():
-    with contextlib.closing(socket.socket()) as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
-
-
-class Server(object):
+class Server(fixture.LocalHeatProcess):
     """One local server for one way, in its own state directory."""
 
     def __init__(self, way, root, config_files=()):
         self.way = way
-        self.state_dir = os.path.join(root, way)
-        self.port = free_port()
-        self.config_files = list(config_files)
-        self.output = os.path.join(root, '%s-server.out' % way)
-        self.proc = None
         self.line = None
-
-    @property
-    def endpoint(self):
-        return 'http://127.0.0.1:%d/v1/admin' % self.port
-
-    def start(self):
-        import requests
-        cmd = [sys.executable, os.path.abspath(__file__),
-               '--_server', self.way, '--',
-               '--port', str(self.port), '--state-dir', self.state_dir,
-               '--reset']
-        for conf in self.config_files:
-            cmd += ['--config-file', conf]
-        if self.way == STOCK:
-            conf = os.path.join(os.path.dirname(self.state_dir),
-                                'stock.conf')
+        config_files = list(config_files)
+        if way == STOCK:
+            conf = os.path.join(root, 'stock.conf')
             with open(conf, 'w') as out:
                 out.write('[paste_deploy]\nflavor = noauth\n')
-            cmd += ['--config-file', conf]
-        with open(self.output, 'wb') as out:
-            self.proc = subprocess.Popen(cmd, stdout=out,
-                                         stderr=subprocess.STDOUT,
-                                         cwd=ROOT)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise IntegrationError('%s server exited with %s:\n%s' % (
-                    self.way, self.proc.returncode, self.read_output()))
-            try:
-                if requests.get(self.endpoint + '/stacks',
-                                timeout=2).status_code == 200:
-                    self.line = server_proves(self.way, self.read_output())
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(0.3)
-        raise IntegrationError('%s server did not answer in %ds:\n%s'
-                               % (self.way, START_TIMEOUT,
-                                  self.read_output()))
+            config_files.append(conf)
+        super().__init__(
+            os.path.join(root, way), config_files=config_files,
+            boot=[sys.executable, os.path.abspath(__file__), '--_server',
+                  way, '--'], cwd=ROOT)
+        self.output = os.path.join(root, '%s-server.out' % way)
 
-    def read_output(self):
+    def start(self):
         try:
-            with open(self.output, errors='replace') as out:
-                return out.read()[-5000:]
-        except OSError:
-            return ''
-
-    def stop(self):
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(60)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc = None
+            super().start(reset=True, timeout=START_TIMEOUT)
+        except fixture.ServerStartError as exc:
+            raise IntegrationError('%s %s' % (self.way, exc))
+        self.line = server_proves(self.way, self.read_output())
 
 
 # ---------------------------------------------------------------------------

@@ -64,19 +64,21 @@ class LocalHeatProcess:
     """One ``heat-breakpoint-server`` process and how to reach it.
 
     ``boot`` replaces ``python -m heat_breakpoint.server`` (a benchmark's
-    variant boot script, say); the options follow it either way.
+    variant boot script, say); the options follow it either way. ``cwd``
+    is the process's working directory (default: the caller's).
     """
 
     def __init__(self, state_dir: str, port: typing.Optional[int] = None,
                  config_files: typing.Iterable[str] = (),
                  extra_args: typing.Iterable[str] = (),
-                 boot: typing.Optional[typing.Sequence[str]] = None
-                 ) -> None:
+                 boot: typing.Optional[typing.Sequence[str]] = None,
+                 cwd: typing.Optional[str] = None) -> None:
         self.state_dir = state_dir
         self.port = port or free_port()
         self.config_files = list(config_files)
         self.extra_args = list(extra_args)
         self.boot = list(boot or SERVER_MODULE)
+        self.cwd = cwd
         self.proc = None
         self.output = state_dir.rstrip('/') + '.out'
 
@@ -109,7 +111,8 @@ class LocalHeatProcess:
         with open(self.output, 'ab') as out:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                                          stdout=out,
-                                         stderr=subprocess.STDOUT)
+                                         stderr=subprocess.STDOUT,
+                                         cwd=self.cwd)
         return self
 
     def wait_ready(self, timeout: float = START_TIMEOUT
