@@ -15,20 +15,20 @@ doc/images/graph.svg.
 Run it from the virtualenv that has the project installed, with Graphviz's
 ``dot`` on PATH: ``.venv/bin/python tools/graph_picture.py``. It starts
 ``heat-breakpoint-server`` on a free port with a throwaway state
-directory, creates ``examples/tiers.yaml`` held at two breakpoints in its
-nested stack, prints ``openstack stack breakpoint graph`` (the user guide's
-text) and pipes ``--dot`` to ``dot -Tsvg``.
+directory (:func:`heat_breakpoint.server.fixture.local_heat`), creates
+``examples/tiers.yaml`` held at two breakpoints in its nested stack,
+prints ``openstack stack breakpoint graph`` (the user guide's text) and
+pipes ``--dot`` to ``dot -Tsvg``.
 """
 
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
+
+from heat_breakpoint.server import fixture
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.dirname(sys.executable)
@@ -36,12 +36,6 @@ PICTURE = os.path.join(ROOT, 'doc', 'images', 'graph.svg')
 STACK = 'tiers'
 BREAKPOINTS = ('web_tier/web_*', 'web_tier/lb')
 HELD = {'web_tier/web_1', 'web_tier/web_2'}
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
 
 
 def openstack(env, *argv):
@@ -52,19 +46,6 @@ def openstack(env, *argv):
         raise SystemExit('openstack %s failed:\n%s' % (' '.join(argv),
                                                        proc.stderr))
     return proc.stdout
-
-
-def wait_up(url, server, timeout=120):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if server.poll() is not None:
-            raise SystemExit('heat-breakpoint-server exited early')
-        try:
-            urllib.request.urlopen(url, timeout=2)
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise SystemExit('heat-breakpoint-server did not start')
 
 
 def wait_held(env, timeout=90):
@@ -82,16 +63,8 @@ def wait_held(env, timeout=90):
 def main():
     if not shutil.which('dot'):
         raise SystemExit('needs Graphviz dot: apt-get install graphviz')
-    port = free_port()
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-graph-')
-    server = subprocess.Popen(
-        [os.path.join(BIN, 'heat-breakpoint-server'), '--port', str(port),
-         '--state-dir', state], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    env = dict(os.environ, OS_AUTH_TYPE='none', PYTHONWARNINGS='ignore',
-               OS_ENDPOINT='http://127.0.0.1:%d/v1/admin' % port)
-    try:
-        wait_up(env['OS_ENDPOINT'] + '/stacks', server)
+    with fixture.local_heat('heat-breakpoint-graph-') as server:
+        env = dict(os.environ, PYTHONWARNINGS='ignore', **server.env)
         argv = ['stack', 'create', STACK, '-t',
                 os.path.join(ROOT, 'examples', 'tiers.yaml')]
         for name in BREAKPOINTS:
@@ -105,10 +78,6 @@ def main():
         subprocess.run(['dot', '-Tsvg', '-o', PICTURE], input=dot,
                        text=True, check=True, timeout=60)
         print('\nWrote %s' % os.path.relpath(PICTURE))
-    finally:
-        server.terminate()
-        server.wait(60)
-        shutil.rmtree(state, ignore_errors=True)
 
 
 if __name__ == '__main__':

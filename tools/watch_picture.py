@@ -27,13 +27,14 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from xml.sax import saxutils
 
+from heat_breakpoint.server import fixture
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import graph_picture  # noqa: E402  (its server helpers)
+import graph_picture  # noqa: E402  (its openstack helper)
 
 ROOT = graph_picture.ROOT
 BIN = graph_picture.BIN
@@ -150,27 +151,16 @@ def svg(screens):
 def main():
     if not shutil.which('tmux'):
         raise SystemExit('needs tmux: apt-get install tmux')
-    port = graph_picture.free_port()
-    state = tempfile.mkdtemp(prefix='heat-breakpoint-watch-')
-    server = subprocess.Popen(
-        [os.path.join(BIN, 'heat-breakpoint-server'), '--port', str(port),
-         '--state-dir', state], stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
-    env = dict(os.environ, OS_AUTH_TYPE='none', PYTHONWARNINGS='ignore',
-               OS_ENDPOINT='http://127.0.0.1:%d/v1/admin' % port,
-               PATH='%s:%s' % (BIN, os.environ.get('PATH', '')))
-    try:
-        graph_picture.wait_up(env['OS_ENDPOINT'] + '/stacks', server)
+    with fixture.local_heat('heat-breakpoint-watch-') as server:
+        env = dict(os.environ, PYTHONWARNINGS='ignore',
+                   PATH='%s:%s' % (BIN, os.environ.get('PATH', '')),
+                   **server.env)
         screens = record(env)
         for screen in screens:
             print(screen, end='\n\n')
         with open(PICTURE, 'w', encoding='utf-8') as out:
             out.write(svg(screens))
         print('Wrote %s' % os.path.relpath(PICTURE))
-    finally:
-        server.terminate()
-        server.wait(60)
-        shutil.rmtree(state, ignore_errors=True)
 
 
 if __name__ == '__main__':
