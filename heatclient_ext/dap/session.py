@@ -41,7 +41,7 @@ from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt
 from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch
-from heatclient_ext.v1 import faults
+from heatclient_ext.v1 import fault_rules as faults
 from heatclient_ext.v1 import manager as bp_v1
 
 LOG = logging.getLogger(__name__)

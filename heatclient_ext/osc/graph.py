@@ -19,7 +19,7 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.v1 import graph
+from heatclient_ext.v1 import dependency_graph as graph
 from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import stock
 

@@ -27,8 +27,8 @@ from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import changes as bp_changes
+from heatclient_ext.v1 import dependency_graph as graph
 from heatclient_ext.v1 import environment
-from heatclient_ext.v1 import graph
 from heatclient_ext.v1 import kinds
 from heatclient_ext.v1 import manager as bp_v1
 

@@ -51,7 +51,7 @@ from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 from heatclient_ext import exceptions as bp_exceptions
 from heatclient_ext.terminal import watch_session as bp_watch
-from heatclient_ext.v1 import graph as bp_graph
+from heatclient_ext.v1 import dependency_graph as bp_graph
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_outcomes

@@ -23,7 +23,7 @@ import pytest
 import stevedore
 
 from heatclient_ext.osc import graph as osc_graph
-from heatclient_ext.v1 import graph
+from heatclient_ext.v1 import dependency_graph as graph
 from heatclient_ext.v1 import stock
 
 BASE = 'http://heat/v1/admin/stacks/'
