@@ -125,11 +125,15 @@ def write_paste_file(state_dir: str, auth_url: str = None) -> str:
     # Heat 24 (2025.1) names its root app per flavor, ``heat-api-noauth``,
     # and loads ``heat-api-<flavor>`` only; later releases fall back to
     # ``heat-api``.
+    # The same for the CFN API's root app, ``heat-api-cfn-<flavor>``.
     per_flavor = 'composite:heat-api-noauth'
     if paste.has_section(per_flavor):
         for flavor in (FLAVOR, KEYSTONE_FLAVOR):
             paste['composite:heat-api-%s' % flavor] = dict(
                 paste.items(per_flavor))
+            if paste.has_section('composite:heat-api-cfn'):
+                paste['composite:heat-api-cfn-%s' % flavor] = dict(
+                    paste.items('composite:heat-api-cfn'))
     if paste.has_section('composite:api-cfn'):
         paste.set('composite:api-cfn', FLAVOR, ' '.join(cfn_stages))
     path = os.path.join(state_dir, 'api-paste.ini')

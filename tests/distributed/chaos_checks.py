@@ -71,6 +71,10 @@ PURGE_INTERVAL = 10
 #: started, on a loaded machine, acting on what it took); an engine that
 #: dropped a check and was killed within that time would be excused.
 KILLED_WITHIN = 10.0
+#: How near a kill a check message no engine logged taking must have been
+#: sent to count as lost with it (the kill's time is the harness's, taken
+#: around its ``kill -9``).
+ON_THE_WIRE = 2.0
 #: The plugin's side fails the comparison when, given the stuck stacks of
 #: both sides, a count as high as its own would come by chance less often
 #: than this (one-sided Fisher exact test on stuck / stacks made).
@@ -245,7 +249,7 @@ class Logs(object):
                    if 'CAST unique_id' in line and _CHECK_SENT.search(line))
 
     def checks_sent(self, engine, after, line):
-        """Unique ids of the checks ``engine`` sent after ``line``.
+        """``[(unique id, time)]``: checks ``engine`` sent after ``line``.
 
         In the same request context (the thread that wrote ``line``, and
         any other of the same operation's in that engine), later than
@@ -259,7 +263,7 @@ class Logs(object):
             when = _log_time(later)
             match = _CHECK_SENT.search(later)
             if match and when is not None and when >= after:
-                found.append(match.group(1))
+                found.append((match.group(1), when))
         return found
 
 
@@ -271,6 +275,14 @@ def kill_after(result, when, engine=None):
     for kill in sorted(result.kills, key=lambda k: k.wall):
         if (engine is None or kill.engine == engine) and \
                 0 <= kill.wall - when <= KILLED_WITHIN:
+            return kill
+    return None
+
+
+def _killed_around(result, when):
+    """A kill at most :data:`ON_THE_WIRE` s from ``when``, or None."""
+    for kill in sorted(result.kills, key=lambda k: abs(k.wall - when)):
+        if abs(kill.wall - when) <= ON_THE_WIRE:
             return kill
     return None
 
@@ -378,10 +390,20 @@ def _lost_with_an_engine(result, stack, logs, when, engine, line):
             'progress, before it sent a check (%s)' % (
                 what, engine, kill.wall - when, last)
     lost = []
-    for unique_id in sent:
+    for unique_id, sent_at in sent:
         takers = sorted(logs.taken.get(unique_id, ()))
         kill = kill_after(result, takers[-1][0], takers[-1][1]) \
             if takers else None
+        if not takers:
+            # On the wire when an engine died: taken off the queue by it,
+            # before it could log the message (no live engine ever did).
+            kill = _killed_around(result, sent_at)
+            if kill is not None:
+                lost.append('message %s taken by no engine alive, sent '
+                            '%.1f s before %s was killed' % (
+                                unique_id, kill.wall - sent_at,
+                                kill.engine))
+                continue
         if kill is None:
             return 'not stock', (
                 'nothing locked, nothing of ours in flight; its next check '
