@@ -284,9 +284,12 @@ def test_a_hanging_update_is_cancelled_and_rolled_back(server, rule,
     osc(server, 'stack', 'update', stack, '-t', str(template),
         '--timeout', '1')
     utils.wait_resource(hc, stack, 'stuck', 'UPDATE_IN_PROGRESS')
-    osc(server, 'stack', 'cancel', stack)
     # Heat's rollback waits for the hung check to give up, at the update's
-    # timeout, as it would for a resource a real cloud never finished.
+    # timeout, as it would for a resource a real cloud never finished; the
+    # rollback has the same minute, from the cancel: cancelled 10 s into
+    # the update, it has 10 s left to roll back once the check gave up.
+    time.sleep(10)
+    osc(server, 'stack', 'cancel', stack)
     utils.wait_for(lambda: hc.stacks.get(stack).stack_status.startswith(
         'ROLLBACK_') and not hc.stacks.get(stack).stack_status.endswith(
         'IN_PROGRESS'), 150, interval=1, what='the rollback')
