@@ -136,6 +136,13 @@ def write_paste_file(state_dir: str, auth_url: str = None) -> str:
                     paste.items('composite:heat-api-cfn'))
     if paste.has_section('composite:api-cfn'):
         paste.set('composite:api-cfn', FLAVOR, ' '.join(cfn_stages))
+        # Heat has no noauth CFN pipeline; the server run with Heat's own
+        # ``noauth`` flavor (our filter left out) mounts the CFN API too.
+        if not paste.has_option('composite:api-cfn', 'noauth'):
+            paste.set('composite:api-cfn', 'noauth', ' '.join(cfn_stages))
+            if paste.has_section('composite:heat-api-cfn'):
+                paste['composite:heat-api-cfn-noauth'] = dict(
+                    paste.items('composite:heat-api-cfn'))
     path = os.path.join(state_dir, 'api-paste.ini')
     with open(path, 'w') as out:
         paste.write(out)
