@@ -25,9 +25,11 @@ engine (:mod:`tests.distributed.chaos_checks`); a stack never made only
 if a kill cut off its create request. The stuck stacks are counted next
 to the same count on a deployment with the plugin disabled
 (``chaos-off``) under the same load without breakpoints, and the
-plugin's rate (stuck / stacks) must be no worse, within the margin the
-run's size allows (a one-sided Fisher exact test at 1%; the figures say
-from how many stuck stacks it would fail).
+plugin's rate (stuck per check message sent: a kill strands the work in
+flight, and the plugin's stacks, held and stepped, live longer and meet
+more kills each) must be no worse, within the margin the run's size
+allows (a one-sided Fisher exact test at 1%; the figures say from how
+many stuck stacks it would fail, and the rates per stack and per kill).
 
 CI runs a short loop (``CHAOS_SECONDS``, default 60, both deployments at
 once); the full five minutes: ``benchmarks/distributed_chaos.py``, or

@@ -68,3 +68,30 @@ def test_a_message_taken_by_a_live_engine_is_not_stock():
     kind, details = _verdict(_result(), _logs(taken_by='engine-2'))
     assert kind == 'not stock'
     assert 'taken by engine-2, not killed' in details
+
+
+def _side(stuck, stacks, checks_sent, kills=4):
+    return types.SimpleNamespace(
+        stacks=list(range(stacks)), not_created=lambda: [],
+        recovered=lambda: list(range(stuck)), checks_sent=checks_sent,
+        kills=list(range(kills)))
+
+
+def test_longer_lived_stacks_are_compared_per_check_sent():
+    # Half as many stacks, as many checks in flight: as stuck per check.
+    problems, lines = chaos_checks.compare(_side(12, 62, 458),
+                                           _side(6, 126, 542))
+    assert problems == [], lines
+    assert '12 of 62 stacks' in lines[1] and '3.0 per kill' in lines[1]
+
+
+def test_a_side_that_loses_more_of_its_checks_fails():
+    problems, lines = chaos_checks.compare(_side(30, 62, 458),
+                                           _side(6, 126, 542))
+    assert problems and 'stuck more often' in problems[0]
+    assert '30 per 458 checks sent' in problems[0]
+
+
+def test_no_check_counted_is_a_problem_not_a_pass():
+    problems, _ = chaos_checks.compare(_side(0, 62, 0), _side(0, 126, 0))
+    assert problems and 'no check message' in problems[0]
