@@ -76,6 +76,7 @@ def _types():
     }, {value.Value: {'value': ('value',)}})
 
 
+@functools.lru_cache(maxsize=None)
 def _agent_reports():
     """{class: attributes that are what a server's agent reported}.
 

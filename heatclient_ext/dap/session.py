@@ -24,7 +24,6 @@ and the end of the operation is ``exited`` then ``terminated``.
 import logging
 import os
 import threading
-import time
 
 
 from heat_breakpoint.model import breakpoints
@@ -32,6 +31,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext.dap import arguments
 from heatclient_ext.dap import control as dap_control
 from heatclient_ext.dap import editor_breakpoints
+from heatclient_ext.dap import ending
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
 from heatclient_ext.dap import lines
@@ -39,7 +39,6 @@ from heatclient_ext.dap import variables
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch
 from heatclient_ext.v1 import fault_rules as faults
 from heatclient_ext.v1 import manager as bp_v1
@@ -49,8 +48,6 @@ LOG = logging.getLogger(__name__)
 #: Seconds between refreshes: a hold reaches the editor well within 0.5 s.
 POLL = 0.2
 CONFIGURE_TIMEOUT = 10
-# After a cancel, how long the rollback may take to begin.
-EXPECT_TIMEOUT = 60
 FRAMES_PER_THREAD = 100
 
 
@@ -93,7 +90,6 @@ class Session:
         self.stack = None
         self.control = None
         self.attached = False
-        self.action = None
         self.breakpoints = editor_breakpoints.EditorBreakpoints()
         self.arming = editor_breakpoints.Arming(self.say)
         self.holds = dap_holds.Holds(self.event)
@@ -108,14 +104,8 @@ class Session:
         self.life = threading.Lock()
         self.left = False
         self.poller = None
-        self.started_at = None
-        self.seen_running = False
-        self.rollback = reading.RollbackAhead(
+        self.end = ending.OperationEnd(
             lambda stack: self.manager.get_stack(stack))
-        # After a cancel: the status prefix that ends the session
-        # (ROLLBACK for an update, DELETE for a create), and since when.
-        self.expect = None
-        self.expect_since = 0
 
     # -- wire
 
@@ -211,7 +201,7 @@ class Session:
         arguments.check('launch', args, arguments.LAUNCH)
         heat.check_launch(args)
         self._template_map(args)
-        self.action = args.get('action') or 'create'
+        self.end.action = args.get('action') or 'create'
         self._connect(args)
         self.event('initialized')
         if not self.configured.wait(CONFIGURE_TIMEOUT):
@@ -226,10 +216,10 @@ class Session:
                     (name, 'entry') for name, _w in entry)
             if args.get('faults'):
                 self._add_faults(args['faults'])
-            actions = ['delete'] if self.action == 'delete' else None
+            actions = ['delete'] if self.end.action == 'delete' else None
             bps = [bp for name, when in sorted(wanted | entry)
                    for bp in breakpoints.parse_names([name], actions, when)]
-            self.started_at = time.monotonic()
+            self.end.started()
             ident = heat.start(self.manager, args, bps, self.say)
             with self.life:
                 self._started(ident)
@@ -244,7 +234,7 @@ class Session:
             self.close()
             return
         self.say(_('%(action)s of stack %(stack)s started') % {
-            'action': self.action, 'stack': self.stack})
+            'action': self.end.action, 'stack': self.stack})
         self._start_polling()
 
     def on_attach(self, args) -> None:
@@ -257,7 +247,7 @@ class Session:
         self._connect(args)
         st = self.manager.get_stack(args['stack'])
         self._started('%s/%s' % (st.stack_name, st.id))
-        self.seen_running = True
+        self.end.seen_running = True
         self.event('initialized')
         self.configured.wait(CONFIGURE_TIMEOUT)
         if (st.stack_status or '').endswith('_IN_PROGRESS'):
@@ -365,25 +355,9 @@ class Session:
                 return None
             self._events(snap)
             self.holds.update(watch.held_rows(snap), self.breakpoints.hits)
-        status = snap.status
-        if status.endswith('_IN_PROGRESS'):
-            self.seen_running = True
-        elif self.expect and not status.startswith(self.expect) and \
-                time.monotonic() - self.expect_since < EXPECT_TIMEOUT:
-            pass  # the cancel's rollback has not begun yet
-        elif self.seen_running and self.rollback.pending(self.stack, status):
-            pass  # a failure Heat is about to roll back
-        elif self.seen_running or self._action_done(status):
-            self._finish(status, '')
+        if self.end.ended(self.stack, snap.status):
+            self._finish(snap.status, '')
         return snap
-
-    def _action_done(self, status):
-        # An update may read the old COMPLETE for a moment after it was
-        # sent; its own action's end, after a few seconds, says it is done.
-        if self.action is None or self.action == 'delete':
-            return False
-        return status.startswith(self.action.upper() + '_') and (
-            time.monotonic() - (self.started_at or 0) > 5)
 
     def _events(self, snap) -> None:
         for event in (snap.progress or {}).get('events') or []:
@@ -539,15 +513,14 @@ class Session:
         delete cannot be cancelled: what it holds is released and it
         goes on.
         """
-        if self.stack is None or self.finished.is_set() or self.expect:
+        if self.stack is None or self.finished.is_set() or self.end.expect:
             return
         st = self.manager.get_stack(self.stack)
         status = st.stack_status or ''
         if not status.endswith('_IN_PROGRESS'):
             return
         rows = self.holds.rows(None, single=False)
-        self.expect_since = time.monotonic()
-        self.expect = 'ROLLBACK' if status.startswith('UPDATE') else 'DELETE'
+        self.end.cancelled(status)
         self._resumed(None, rows)
         if status.startswith('DELETE'):
             self.control.release(rows)
@@ -555,10 +528,10 @@ class Session:
         try:
             what, _rows = self.manager.cancel(self.stack, rows)
         except exceptions.USER_ERRORS as exc:
-            self.expect = None
+            self.end.expect = None
             raise RequestError(exceptions.one_line(exc))
         if what == bp_v1.CANCEL_DELETE:
-            self.action = 'delete'
+            self.end.action = 'delete'
             self.say(prompt.CANCELLED[what])
         else:
             self.say(_('cancelled the update: Heat rolls it back'))
@@ -611,10 +584,13 @@ class Session:
                 LOG.info('on leaving: %s: %s', name, exc)
 
     def close(self) -> None:
+        """End polling; stop the local Heat this session started.
+
+        Fault rules this session added to a server it did not start go.
+        """
         if self.faults and self.local is None and self.endpoint:
             faults.remove(self.endpoint, self.faults)
         self.faults = []
-        """End polling; stop the local Heat this session started."""
         self.finished.set()
         if self.poller is not None and \
                 self.poller is not threading.current_thread():

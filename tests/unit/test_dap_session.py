@@ -182,7 +182,7 @@ def test_a_refresh_read_before_a_release_is_dropped(sess):
 
 def test_the_end_of_the_operation_is_exited_then_terminated(sess):
     _running(sess)
-    sess.seen_running = True
+    sess.end.seen_running = True
     done = watch.Snapshot('s', '1', 'CREATE_FAILED', [], {'events': [
         {'time': '2026-01-01T10:00:00Z', 'resource': 'a',
          'action': 'CREATE', 'status': 'FAILED', 'reason': 'boom'}]})
