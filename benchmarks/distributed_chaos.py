@@ -16,12 +16,13 @@ as tests/distributed/harness.py starts them; as root, it installs the
 Debian packages if they are missing), two deployments side by side, at
 the same time: ``chaos`` (the plugin; 20 clients step and continue
 4-resource chains with 3 breakpoints each) and ``chaos-off`` (the plugin
-disabled; the same clients and chains without breakpoints, at the same
-pace). Every ``--kill-every`` seconds each kills -9 a random engine and
-starts a fresh one. Then the checks of tests/distributed/test_6_chaos.py
-(which runs the same for 60 s in CI), and the figures: stacks, holds
-parked and released, kills, stacks stock Heat left behind (recovered
-with ``stack update --existing``) with the plugin and without.
+disabled; the same clients, chains and breakpoints, held there by
+Heat's native hooks, at the same pace). Every ``--kill-every`` seconds
+each kills -9 a random engine and starts a fresh one. Then the checks of
+tests/distributed/test_6_chaos.py (which runs the same for 60 s in CI),
+and the figures: stacks, holds parked and released, kills, stacks stock
+Heat left behind (recovered with ``stack update --existing``) with the
+plugin and without.
 """
 
 import os

@@ -15,12 +15,16 @@ Operators ask what happens when heat-engines die at random while many
 operations are held and driven. :func:`run` answers on a
 :class:`~tests.distributed.harness.HeatCluster` of its own:
 
-* ``stacks`` client threads each create a 4-resource chain (with three
-  breakpoints, or none) at the same moment, then drive it as a person
-  would (``step`` mostly, sometimes ``continue``, through
+* ``stacks`` client threads each create a 4-resource chain with three
+  breakpoints at the same moment, then drive it as a person would
+  (``step`` mostly, sometimes ``continue``, through
   :class:`heatclient_ext.v1.manager.BreakpointManager`, the python
   API every front end uses), and create the next one when it is done,
-  until ``duration`` runs out;
+  until ``duration`` runs out. With the plugin disabled the same
+  environment holds at Heat's native hooks, which the same client clears
+  (a ``step`` there is a ``continue``: the next hook holds anyway; after
+  a ``continue`` the client clears the stack's later hooks without
+  thinking, as the plugin's ``continue`` holds no more);
 * a chaos thread kills -9 a random heat-engine every ``kill_every``
   seconds and starts a fresh one (never fewer than one alive), noting
   which holds were parked and which resource checks were running in the
@@ -80,6 +84,7 @@ class Stack:
     names: list
     created: float
     final: str = None          # the status the client saw last
+    continued: bool = False    # the client said continue: no more pauses
     reason: str = None
     stalled: bool = False      # no progress, nothing held: left behind
     create_error: str = None   # the create request itself failed
@@ -111,7 +116,7 @@ class Kill:
 @dataclasses.dataclass
 class Result:
     cluster: object
-    breakpoints: bool
+    plugin: bool               # the plugin holds (else Heat's hooks)
     duration: float
     kill_every: float
     stacks: list = dataclasses.field(default_factory=list)
@@ -163,10 +168,10 @@ def not_found(exc):
 class _Run:
     """The threads of one run and what they saw."""
 
-    def __init__(self, cluster, duration, kill_every, stacks, breakpoints,
+    def __init__(self, cluster, duration, kill_every, stacks, plugin,
                  drain, stall_after, seed, step_share, think):
         self.cluster = cluster
-        self.result = Result(cluster, breakpoints, duration, kill_every)
+        self.result = Result(cluster, plugin, duration, kill_every)
         self.slots = stacks
         self.drain = drain
         self.stall_after = stall_after
@@ -189,8 +194,8 @@ class _Run:
         names = ['%s_%s' % (letter, t) for letter in 'abcd'[:CHAIN]]
         stack = Stack('chaos-%s-%02d-%d' % (self.tag, slot, cycle), slot,
                       names, time.monotonic())
-        env = (common.breakpoint_env(*names[1:]) if self.result.breakpoints
-               else {})
+        # What the client sends: native hooks and the plugin's marker.
+        env = common.breakpoint_env(*names[1:])
         with self.lock:
             self.result.stacks.append(stack)
         stack.create_started = time.time()
@@ -212,24 +217,16 @@ class _Run:
             stack = self._create(hc, slot, cycle)
             self._drive(hc, manager, stack)
             cycle += 1
-            if not self.result.breakpoints:
-                # The pace of a client with breakpoints: it thinks before
-                # each of its three steps, this one between its creates.
-                time.sleep(sum(self.random.uniform(*self.think)
-                               for _ in range(CHAIN - 1)))
 
     def _status(self, hc, manager, stack):
-        """(stack status, reason, held rows)."""
-        if self.result.breakpoints:
-            summary, rows = manager.current(stack.name)
-            held = [r for r in rows if r['state'] == bp_api.HELD]
-            if summary.stack_status and not summary.stack_status.endswith(
-                    'IN_PROGRESS'):
-                st = hc.stacks.get(stack.name, resolve_outputs=False)
-                return st.stack_status, st.stack_status_reason, held
-            return summary.stack_status, None, held
-        st = hc.stacks.get(stack.name, resolve_outputs=False)
-        return st.stack_status, st.stack_status_reason, []
+        """(stack status, reason, held rows: a breakpoint's or a hook's)."""
+        summary, rows = manager.current(stack.name)
+        held = [r for r in rows if r['state'] == bp_api.HELD]
+        if summary.stack_status and not summary.stack_status.endswith(
+                'IN_PROGRESS'):
+            st = hc.stacks.get(stack.name, resolve_outputs=False)
+            return st.stack_status, st.stack_status_reason, held
+        return summary.stack_status, None, held
 
     def _drive(self, hc, manager, stack):
         """Step and continue one stack until it ends, or stops moving."""
@@ -252,12 +249,17 @@ class _Run:
             if signature != seen:
                 seen, last_move = signature, now
             if held:
-                time.sleep(self.random.uniform(*self.think))
-                step = self.random.random() < self.step_share
+                if not stack.continued:
+                    time.sleep(self.random.uniform(*self.think))
+                    step = self.random.random() < self.step_share
+                    stack.continued = not step
+                else:
+                    step = False  # a hook after a continue: cleared at once
                 try:
-                    if step:
+                    if step and self.result.plugin:
                         manager.step(stack.name)
                     else:
+                        # Stock Heat: a hook cleared, the next one holds.
                         manager.continue_(stack.name)
                     with self.lock:
                         self.result.commands['step' if step else
@@ -355,15 +357,16 @@ class _Run:
         return self.result
 
 
-def run(cluster, duration=90, kill_every=10, stacks=20, breakpoints=True,
+def run(cluster, duration=90, kill_every=10, stacks=20, plugin=True,
         drain=30, stall_after=30, seed=None, step_share=0.75,
         think=(0.2, 1.5)):
     """Drive ``stacks`` clients for ``duration`` s, killing engines.
 
-    Returns a :class:`Result`; nothing is asserted here (see
-    :func:`problems`).
+    ``plugin``: whether the cluster runs the plugin (its holds are
+    breakpoints) or has it disabled (Heat's native hooks hold). Returns a
+    :class:`Result`; nothing is asserted here (see :func:`problems`).
     """
-    return _Run(cluster, duration, kill_every, stacks, breakpoints, drain,
+    return _Run(cluster, duration, kill_every, stacks, plugin, drain,
                 stall_after, seed, step_share, think).run()
 
 
@@ -399,18 +402,18 @@ def start_clusters(deployment, engines=3):
 def side_by_side_run(on, off, duration, kill_every, stacks):
     """The same chaos on both at once, recovered and checked.
 
-    ``on`` drives stacks with three breakpoints; ``off`` (the plugin
-    disabled) the same chains without breakpoints, at the same pace: with
-    breakpoints on a disabled plugin they would be Heat's native hooks,
-    each pinning an engine thread, and a killed engine's hooks would never
-    be released, which is not the failure counted here. Returns
-    ``(with plugin, disabled, problems, lines to print)``.
+    Both drive the same chains with the same three breakpoints, at the
+    same pace: on ``on`` the plugin holds them; on ``off`` (the plugin
+    disabled) Heat's native hooks do, as stock Heat holds what the client
+    asks it to: each hook pins an engine thread and the resource's lock
+    until it is cleared, and a hook whose engine is killed is lost with
+    it. Returns ``(with plugin, disabled, problems, lines to print)``.
     """
     results = together(*[
         functools.partial(run, cluster, duration=duration,
                           kill_every=kill_every, stacks=stacks,
-                          breakpoints=with_breakpoints)
-        for cluster, with_breakpoints in ((on, True), (off, False))])
+                          plugin=plugin)
+        for cluster, plugin in ((on, True), (off, False))])
     together(*[functools.partial(checks.recover, result)
                for result in results])
     found, lines = [], []
