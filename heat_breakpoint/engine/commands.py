@@ -241,7 +241,7 @@ def command(stack, path: str, kind: str,
     result = _apply(root, full, target_kinds.kind_of(kind, when), state,
                     walked)
     if result not in (ALREADY_HELD, ALREADY_ARMED, ALREADY_DISARMED, DONE):
-        events.record_stack(root, reasons.commanded(full, kind))
+        events.record_stack(root, reasons.commanded(full, kind, when))
     return {'resource': full, 'command': kind, 'result': result}
 
 

@@ -113,5 +113,12 @@ def released(name: str, how: str) -> str:
     return RELEASED % {'name': printable(name), 'how': printable(how)}
 
 
-def commanded(name: str, command: str) -> str:
+def commanded(name: str, command: str, when: str = 'before') -> str:
+    """The stack event of a command; a breakpoint not before names when.
+
+    ``set R --after`` and a ``clear R`` that disarms R's breakpoints
+    after and before are told apart: ``R (after)``.
+    """
+    if when != 'before':
+        name = '%s (%s)' % (name, when)
     return COMMANDED[command] % {'name': printable(name)}

@@ -275,12 +275,14 @@ class ClearBreakpoint(command.Lister):
     """Release the resource held at a breakpoint, or disarm the breakpoint.
 
     A held resource is released; the other breakpoints stay. While an
-    operation runs, a breakpoint that holds nothing is disarmed for the rest
-    of that operation; it stays in the stack's stored environment for later
-    operations. On a stack with no operation running, the breakpoint is
-    removed from the stored environment: that runs a stack update (as
-    "openstack stack update --existing --no-breakpoint" does), which holds
-    at the stack's other update breakpoints; the command names them first.
+    operation runs, every breakpoint on a resource that holds nothing
+    (before, after, on failure, on change) is disarmed for the rest of
+    that operation; they stay in the stack's stored environment for later
+    operations. On a stack with no operation running, the
+    breakpoint is removed from the stored environment: that runs a stack
+    update (as "openstack stack update --existing --no-breakpoint" does),
+    which holds at the stack's other update breakpoints; the command names
+    them first.
     """
 
     log = logging.getLogger(__name__ + '.ClearBreakpoint')

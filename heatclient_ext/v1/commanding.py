@@ -27,6 +27,23 @@ from heatclient_ext import exceptions
 from heatclient_ext.v1 import terms
 
 
+def armed_whens(rows, name: str, described: dict, action: str) -> list:
+    """When the breakpoints armed on resource ``name`` hold, in order.
+
+    From the view's rows (one per resource and ``when``) and what the
+    view says of ``name`` itself (a pattern's rule names no resource);
+    only the kinds that can hold in a running ``action`` (an update's
+    ``changed`` is no kind of a create), or ``before`` where none can.
+    """
+    whens = {terms.row_value(row, 'when') for row in rows
+             if row['state'] == terms.ARMED and row['resource'] == name}
+    if described.get('state') == terms.ARMED:
+        whens.add(terms.row_value(described, 'when'))
+    found = [when for when in breakpoints.WHENS if when in whens and
+             action.lower() in breakpoints.WHEN_ACTIONS[when]]
+    return found or ([breakpoints.BEFORE] if whens else [])
+
+
 class Commanding:
     """The commands; reads through :class:`.viewing.Viewing`'s calls."""
 
@@ -212,18 +229,22 @@ class Commanding:
         if terms.running(st) and not terms.is_pattern(name):
             described = self.describe(ident, name)
             if described is not None:
+                whens = armed_whens(found, name, described[2],
+                                    (st.stack_status or '').split('_')[0])
                 state = described[2]['state']
-                if state == terms.DISARMED:
-                    return [], terms.ALREADY_DISARMED
                 if state == terms.DONE:
                     raise terms.error(_('%(name)s is already done in this '
                                         'operation: nothing to clear'),
                                       name=name)
-                if state != terms.ARMED:
+                if not whens and state == terms.DISARMED:
+                    return [], terms.ALREADY_DISARMED
+                if not whens:
                     raise terms.error(_('No breakpoint on %(name)s in stack '
                                         '%(stack)s'), name=name,
                                       stack=st.stack_name)
-                self.command(st, name, 'clear')
+                # Every breakpoint on it: before, after, on failure...
+                for when in whens:
+                    self.command(st, name, 'clear', when)
                 return [], 'disarmed'
         if name not in {row['breakpoint'] for row in found
                         if row['state'] == terms.ARMED}:

@@ -214,10 +214,11 @@ def do_breakpoint_continue(hc, args) -> None:
 def do_breakpoint_clear(hc, args) -> None:
     """Release a held resource, or disarm or remove the breakpoint.
 
-    While an operation runs, a breakpoint that holds nothing is disarmed
-    for the rest of it. On a stack with no operation running it is removed
-    from the stored environment by a stack update, which holds at the
-    stack's other update breakpoints: they are named first.
+    While an operation runs, the breakpoints of a resource that holds
+    nothing (whatever their when) are disarmed for the rest of it. On a
+    stack with no operation running the breakpoint is removed from the
+    stored environment by a stack update, which holds at the stack's
+    other update breakpoints: they are named first.
     """
     rows, result = bp_v1.BreakpointManager(hc).clear(
         args.stack, args.resource, announce=lambda text: print(

@@ -20,6 +20,9 @@ the OSC shell (table and JSON), the Python API and the legacy shell.
 
 import json
 
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import reasons
+from heat_breakpoint.model import registry
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import test_client_cli as cli
 from tests.functional import test_engine
@@ -102,6 +105,38 @@ def test_set_and_clear_during_the_operation_are_listed(heat_server, heat,
     assert state(heat_server, stack_name, 'c') == ('armed', 'environment',
                                                    '')
     assert ('d', 'before') not in rows(heat_server, stack_name)
+
+
+def test_clear_disarms_a_breakpoint_after_the_resource_too(
+        heat_server, heat, stack_name):
+    """``clear c`` disarms c's breakpoint whatever its ``when``.
+
+    c holds after its create (the environment): ``clear c`` during the
+    operation says disarmed, the list agrees, and c never holds.
+    """
+    env = registry.apply_to_environment(
+        {}, breakpoints.parse_names(['a'], None))
+    env = registry.apply_to_environment(
+        env, breakpoints.parse_names(['c'], None, breakpoints.AFTER))
+    heat.stacks.create(stack_name=stack_name,
+                       template=test_engine.template('abcd.yaml'),
+                       environment=env)
+    cli.wait_held(heat_server, stack_name, 'a')
+    assert rows(heat_server, stack_name)[('c', 'after')]['State'] == 'armed'
+
+    assert ok(heat_server, 'clear', stack_name, 'c', '-f', 'value') \
+        .split() == ['c', 'disarmed']
+    row = rows(heat_server, stack_name)[('c', 'after')]
+    assert (row['State'], row['Why']) == ('disarmed', 'clear')
+    # Cleared already: said so, nothing sent.
+    assert ok(heat_server, 'clear', stack_name, 'c', '-f', 'value') \
+        .split() == ['c', 'already', 'disarmed']
+
+    ok(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    hits = [reasons.parse_held(e.resource_status_reason)
+            for e in heat.events.list(stack_name, resource_name='c')]
+    assert not any(hits), hits
 
 
 def test_continue_disarms_everything_for_the_operation(heat_server, heat,

@@ -507,7 +507,8 @@ def test_stock_hook_clear_keeps_resource_signal(rbac):
 
 def commands_told(hc, name):
     """The stack's events of commands given to its running operation."""
-    told = [reasons.commanded('last', verb) for verb in ('set', 'clear')]
+    told = [reasons.commanded('last', verb, when)
+            for verb in ('set', 'clear') for when in ('before', 'after')]
     return sorted(ev.resource_status_reason
                   for ev in utils.events(hc, name, name)
                   if ev.resource_status_reason in told)
@@ -527,11 +528,15 @@ def member_does_everything(rbac, fe, token, name):
     assert run(token, 'set', name, 'last').ok
     assert view_of(hc, name) == sorted(
         before + [('last', 'armed', 'before')])
+    # clear disarms every breakpoint on it: set's, and the environment's
+    # after its create.
     assert run(token, 'clear', name, 'last').ok
     assert view_of(hc, name) == sorted(
-        before + [('last', 'disarmed', 'before')])
+        [row for row in before if row[0] != 'last'] +
+        [('last', 'disarmed', 'before'), ('last', 'disarmed', 'after')])
     assert commands_told(hc, name) == sorted([
-        reasons.commanded('last', 'set'), reasons.commanded('last', 'clear')])
+        reasons.commanded('last', 'set'), reasons.commanded('last', 'clear'),
+        reasons.commanded('last', 'clear', 'after')])
     assert run(token, 'retry', name, 'flaky').ok
     utils.wait_for(lambda: len(test_outcomes.hits(
         hc, name, 'flaky', breakpoints.FAILED)) == 2, 60,

@@ -30,6 +30,7 @@ from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 from heatclient_ext import exceptions
 from heatclient_ext import fakes
+from heatclient_ext.v1 import commanding
 from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import stock
 
@@ -513,3 +514,33 @@ def test_clear_of_an_armed_pattern_found_in_the_view(manager, served):
     assert (rows, result) == ([], 'disarmed')
     stack, name, kind = command.call_args[0]
     assert (stack.stack_name, name, kind) == ('s', 'web*', 'clear')
+
+
+# -- clear: every kind armed on the resource -----------------------------
+
+def _armed(resource, when, state=bp_v1.ARMED):
+    return {'resource': resource, 'state': state, 'when': when}
+
+
+def test_clear_disarms_every_kind_armed_on_the_resource():
+    rows = [_armed('c', 'after'), _armed('c', 'before'),
+            _armed('c', 'failed', bp_v1.DISARMED), _armed('d', 'before')]
+    assert commanding.armed_whens(rows, 'c', {'state': 'armed',
+                                              'when': 'after'},
+                                  'CREATE') == ['before', 'after']
+
+
+def test_clear_of_a_resource_a_pattern_arms_uses_the_view_of_it():
+    assert commanding.armed_whens([_armed('c*', 'after')], 'c1', {
+        'state': 'armed', 'when': 'after'}, 'CREATE') == ['after']
+    assert commanding.armed_whens([], 'c1', {'state': 'disarmed',
+                                             'when': 'after'},
+                                  'CREATE') == []
+
+
+def test_clear_sends_no_kind_the_running_action_refuses():
+    # An update's "changed" is no kind of a create: cleared as before.
+    assert commanding.armed_whens([_armed('c', 'changed')], 'c', {
+        'state': 'armed', 'when': 'changed'}, 'CREATE') == ['before']
+    assert commanding.armed_whens([_armed('c', 'changed')], 'c', {
+        'state': 'armed', 'when': 'changed'}, 'UPDATE') == ['changed']

@@ -72,6 +72,7 @@ def test_clear_help_says_what_clear_does():
     text = osc_help('clear')
     assert 'refused' not in text
     assert 'disarmed for the rest of that operation' in text
+    assert 'every breakpoint on a resource' in text
     assert 'runs a stack update' in text
     assert 'names them first' in text
     assert 'disarmed for the rest of it' in legacy_help('breakpoint-clear')
