@@ -532,9 +532,7 @@ class Session:
             raise RequestError(exceptions.one_line(exc))
         if what == bp_v1.CANCEL_DELETE:
             self.end.action = 'delete'
-            self.say(prompt.CANCELLED[what])
-        else:
-            self.say(_('cancelled the update: Heat rolls it back'))
+        self.say(prompt.CANCELLED[what])
 
     def on_disconnect(self, args) -> None:
         arguments.check('disconnect', args, arguments.DISCONNECT)

@@ -82,7 +82,7 @@ describe('an update from the editor', function () {
 
     await dc.terminateRequest({});
     await rec.next('terminated');
-    assert.match(rec.output, /cancelled the update/);
+    assert.match(rec.output, /cancelled the operation: Heat rolls it back/);
     assert.match(rec.output, /Stack \S+ ROLLBACK_COMPLETE/);
   });
 
