@@ -35,11 +35,12 @@ the run:
   after;
 * the next check lost with an engine (:func:`_lost_with_an_engine`):
   nothing locked, nothing of ours in flight, and after the stack's last
-  progress (the last line any engine logged about it) the engine that
-  logged it sent no check and was killed, or each check it sent was
-  taken off the queue by an engine then killed (oslo.messaging's own
-  DEBUG lines: the message sent, the message taken), each kill at most
-  :data:`KILLED_WITHIN` s later;
+  progress (:func:`last_progress`: the last line any engine logged about
+  it, but for a native hook cleared, a signal any engine serves) the
+  engine that logged it sent no check and was killed, or each check it
+  sent was taken off the queue by an engine then killed
+  (oslo.messaging's own DEBUG lines: the message sent, the message
+  taken), each kill at most :data:`KILLED_WITHIN` s later;
 * Heat failing the stack in its own words (``Worker went down``).
 
 In each case nothing of ours may be in flight: no hold parked that the
@@ -368,13 +369,27 @@ def _evidence(result, stack, logs):
         found = _hook_lost_with_its_engine(result, stack, logs)
         if found is not None:
             return 'stock', found
-    seen = logs.about(stack)
-    if not seen:
+    last = last_progress(logs, stack)
+    if last is None:
         return 'not stock', 'no engine logged anything of it'
-    return _lost_with_an_engine(result, stack, logs, *seen[-1])
+    return _lost_with_an_engine(result, stack, logs, *last)
+
+
+def last_progress(logs, stack):
+    """``(time, engine, line)``: the last line of the stack's work.
+
+    A native hook cleared is a signal any engine serves, not the check's
+    progress: the check that waited at it goes on in its own engine, or
+    died with it (its next check message taken by an engine then killed,
+    before that engine could log reaching the hook).
+    """
+    seen = [found for found in logs.about(stack)
+            if not _HOOK_CLEARED.search(found[2])]
+    return seen[-1] if seen else None
 
 
 _REACHED_HOOK = re.compile(r'Reached hook on \S+ "([^"]+)"')
+_HOOK_CLEARED = re.compile(r'Clearing pre-\w+ hook on ')
 
 
 def _hook_lost_with_its_engine(result, stack, logs):
@@ -397,7 +412,7 @@ def _hook_lost_with_its_engine(result, stack, logs):
              if w > when]
     if any(_creates_logged(name)[0] in line for w, line in later):
         return None
-    cleared = [w for w, line in later if 'Clearing pre-create hook' in line]
+    cleared = [w for w, line in later if _HOOK_CLEARED.search(line)]
     until = cleared[0] + HOOK_NOTICED if cleared else float('inf')
     kill = next((k for k in sorted(result.kills, key=lambda k: k.wall)
                  if k.engine == engine and when <= k.wall <= until), None)

@@ -65,6 +65,20 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def listening_socket() -> socket.socket:
+    """A socket listening on a free port of 127.0.0.1, for a child to use.
+
+    Held from the moment its port is chosen: no outgoing connection of
+    the services starting meanwhile can take the port as its own.
+    """
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(('127.0.0.1', 0))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
 def wait_for(predicate, timeout, what, interval=0.3):
     deadline = time.monotonic() + timeout
     last = None
@@ -142,12 +156,14 @@ def ensure_packages(log=print) -> None:
 class Process:
     """A process we started, in a session (process group) of its own."""
 
-    def __init__(self, name, argv, log_path, env=None, cwd=None):
+    def __init__(self, name, argv, log_path, env=None, cwd=None,
+                 pass_fds=()):
         self.name = name
         self.argv = list(argv)
         self.log_path = log_path
         self.env = env
         self.cwd = cwd
+        self.pass_fds = tuple(pass_fds)
         self.proc = None
 
     @property
@@ -159,7 +175,7 @@ class Process:
             self.proc = subprocess.Popen(
                 self.argv, stdout=out, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, env=self.env, cwd=self.cwd,
-                start_new_session=True)
+                start_new_session=True, pass_fds=self.pass_fds)
         return self
 
     def alive(self) -> bool:

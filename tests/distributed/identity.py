@@ -109,7 +109,11 @@ class Keystone:
     def __init__(self, base_dir, token_seconds=TOKEN_SECONDS):
         self.dir = os.path.join(base_dir, 'identity')
         os.makedirs(self.dir)
-        self.port = harness.free_port()
+        # Chosen and held now: the catalog names it (bootstrap), and
+        # gunicorn serves on this very socket (``fd://``), so the broker
+        # and the database starting meanwhile cannot take the port.
+        self.socket = harness.listening_socket()
+        self.port = self.socket.getsockname()[1]
         self.token_seconds = token_seconds
         self.conf = os.path.join(self.dir, 'keystone.conf')
         self.log = os.path.join(self.dir, 'keystone.log')
@@ -180,11 +184,12 @@ class Keystone:
         env = dict(os.environ, OS_KEYSTONE_CONFIG_FILES=self.conf)
         self.server = harness.Process('keystone', [
             os.path.join(BIN, 'gunicorn'), '--bind',
-            '127.0.0.1:%d' % self.port, '--workers', '2',
+            'fd://%d' % self.socket.fileno(), '--workers', '2',
             '--worker-class', 'gthread', '--threads', '4', '--preload',
             '--chdir', HERE, '--access-logfile', '-',
             'keystone_wsgi:application'],
-            os.path.join(self.dir, 'gunicorn.out'), env=env).start()
+            os.path.join(self.dir, 'gunicorn.out'), env=env,
+            pass_fds=[self.socket.fileno()]).start()
 
         def answers():
             import requests
@@ -204,6 +209,7 @@ class Keystone:
 
     def stop(self):
         harness.stop_all([self.server])
+        self.socket.close()
 
     # -- sessions ------------------------------------------------------------
 

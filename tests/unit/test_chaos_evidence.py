@@ -116,6 +116,23 @@ def test_a_hook_of_an_engine_not_killed_is_not():
     assert _hook_verdict(2.1, killed='engine-3') is None
 
 
+def test_a_hook_cleared_is_not_the_stacks_progress():
+    # d's check was taken by an engine killed before it logged reaching
+    # the hook; the client cleared it through another engine: the last
+    # progress is the line before the check was sent, not the clearing.
+    created = ('2026-12-02 08:22:20.425 4734 INFO heat.engine.resource '
+               '[None req-e admin admin - - - -] Resource c_1 waited')
+    cleared = ('2026-12-02 08:22:22.582 4743 INFO heat.engine.resource '
+               '[None req-1 admin admin - - - -] Clearing pre-create hook '
+               'on TestResource "d_1" Stack "chaos-1" [f7cf]')
+    logs = chaos_checks.Logs.__new__(chaos_checks.Logs)
+    logs.lines = {'engine-3': [created], 'engine-1': [cleared]}
+    logs.taken = {}
+    stack = types.SimpleNamespace(name='chaos-1', names=['c_1', 'd_1'])
+    when, engine, line = chaos_checks.last_progress(logs, stack)
+    assert (engine, line) == ('engine-3', created)
+
+
 def _side(stuck, stacks, checks_sent, kills=4):
     return types.SimpleNamespace(
         stacks=list(range(stacks)), not_created=lambda: [],
