@@ -27,7 +27,7 @@ engines, its own database and its own RabbitMQ virtual host:
   next to what the plugin adds to a check, timed in this process on the
   plugin cluster's stacks in MariaDB (each statement crossing TCP), with
   the statements it sends counted; targets <= 1.002 without breakpoints,
-  <= 1.01 with. The whole check with the plugin on (the plugin cluster's
+  <= 1.008 with. The whole check with the plugin on (the plugin cluster's
   engines over the same create+delete) is printed for information;
 * 1,000 resources (``scale_1000.py``'s tree and 10 breakpoints): the
   breakpoints view and step latency while the 10 are held, then the CPU of
@@ -67,6 +67,9 @@ from tests.distributed import harness  # noqa: E402
 SECTIONS = ('release', 'check', 'scale', 'soak')
 ENGINES = 2
 RELEASE_TARGET = 0.05
+# (check + plugin) / check on MariaDB, where the check's read of the
+# operation's state crosses TCP.
+CHECK_TARGETS = {'no breakpoint': 1.002, 'with breakpoints': 1.008}
 CHECK_SIZES = (50, 200)
 HEAT_TABLES = ('stack', 'resource', 'resource_data', 'event',
                'resource_properties_data', 'raw_template', 'sync_point')
@@ -331,6 +334,7 @@ class InProcessHeat:
         stack = parser.Stack.load(self.context, stack_id=stack_id,
                                   force_reload=True)
         rsrc = stack[sorted(stack.t.resource_definitions(stack))[1]]
+        plugin_cost.load_plugin()
         statements = []
         original = pymysql.cursors.Cursor.execute
 
@@ -411,7 +415,7 @@ def per_check_summary(results):
             lines.append(summary_line(
                 '(check + plugin) / check, %d, %s' % (size, title),
                 (check + statistics.median(cpu)) / check,
-                plugin_cost.TARGETS[title], digits=4))
+                CHECK_TARGETS[title], digits=4))
         lines.append('  %-46s %.3f  (information: whole engines, '
                      'noisy)' % ('plugin / stock check CPU, %d' % size,
                                  statistics.median(whole[_common.PLUGIN]) /

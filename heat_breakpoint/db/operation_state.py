@@ -110,7 +110,7 @@ def mark(key: tables.Key, mode: str = target_kinds.CONTINUE) -> None:
     the targets go (``--to`` then adds its own). A cancel stays: nothing
     said after it changes it.
     """
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         conn.execute(_targets.delete().where(tables.where(_targets, key)))
         found = conn.execute(sa.select(_operations.c.mode).where(
             tables.where(_operations, key)).with_for_update()).first()
@@ -227,7 +227,7 @@ def add_targets(key: tables.Key, paths, kind: str, limit=None) -> None:
         # ``clear R`` disarms R's targets of every ``when``.
         looked.update({_digest(path, other): path for path in paths
                        for other in breakpoints.WHENS})
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         found = dict(conn.execute(
             sa.select(_targets.c.path_digest, _targets.c.kind).where(
                 tables.where(_targets, key),
@@ -311,17 +311,41 @@ _STATE_QUERY = sa.union_all(
 )
 
 
+# {key: (write count, State)}: what was read in a process that is its
+# database's only writer, while none of our writes has ended since.
+_read = {}
+_READ_MAX = 1024
+
+
 def read(key: tables.Key, conn=None) -> State:
     """The running operation's mode, targets and pause clock, now.
 
     ``conn``: a connection of the caller's to read through (on SQLite a
-    second one would wait for the caller's lock).
+    second one would wait for the caller's lock). In a process that is
+    its database's only writer (the local server), the rows as read last
+    serve until a write transaction of ours ends (:func:`tables.writes`):
+    nothing else changes them.
     """
     params = {'root_stack_id': key[0], 'traversal': key[1]}
+    writes = None
     if conn is not None:
         rows = conn.execute(_STATE_QUERY, params).all()
     else:
+        writes = tables.writes()
+        if writes is not None:
+            known = _read.get(key)
+            if known is not None and known[0] == writes:
+                return known[1]
         rows = reader.read(tables.engine(), _STATE_QUERY, params)
+    found = _state(rows)
+    if writes is not None:
+        if len(_read) >= _READ_MAX:
+            _read.clear()
+        _read[key] = (writes, found)
+    return found
+
+
+def _state(rows) -> State:
     found = {'targets': {}}
     for row in rows:
         if row.held is not None:  # the pause row

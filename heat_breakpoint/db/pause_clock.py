@@ -38,7 +38,7 @@ def _row(conn, key: tables.Key):
 def hold_started(key: tables.Key) -> None:
     """One more resource of the operation is held (the clock stops)."""
     now = timeutils.utcnow()
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         row = _row(conn, key)
         if row is None:
             conn.execute(_pauses.insert().values(
@@ -55,7 +55,7 @@ def hold_started(key: tables.Key) -> None:
 def hold_ended(key: tables.Key) -> None:
     """One resource fewer is held; the clock runs again at zero."""
     now = timeutils.utcnow()
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         row = _row(conn, key)
         if row is None or row.held <= 0:
             return

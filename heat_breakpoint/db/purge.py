@@ -115,7 +115,7 @@ def operation_ended(stack) -> None:
 # and the loser starts over, as the operation's own writes do.
 @tables.retry_races
 def _purge_ended(root_id) -> None:
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         _delete_root(conn, root_id)
         _delete_released(conn, root_id)
         _delete_orphans(conn)
@@ -123,7 +123,7 @@ def _purge_ended(root_id) -> None:
 
 @tables.retry_races
 def _purge_replaced(root_id, traversal) -> None:
-    with tables.engine().begin() as conn:
+    with tables.begin() as conn:
         _delete_root(conn, root_id, keep_traversal=traversal)
         _delete_released(conn, root_id, keep_traversal=traversal)
 
@@ -183,7 +183,7 @@ def purge_stale(engine, limit=SWEEP_LIMIT) -> dict:
     """
     counts = {t.name: 0 for t in tables.TABLES}
     counts.update((_data_name(key), 0) for key in resource_data.DATA_KEYS)
-    with engine.begin() as conn:
+    with tables.begin(engine) as conn:
         for root_id, traversal in _stale_keys(conn, limit):
             for table in tables.TABLES:
                 counts[table.name] += conn.execute(table.delete().where(

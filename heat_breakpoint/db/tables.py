@@ -19,13 +19,16 @@ code reads and writes them. Every row is keyed by the root stack and the
 root stack's traversal, which stays the same for a whole operation, nested
 stacks included.
 
-Writers go through :func:`engine` (Heat's own engine, our tables made sure
-of) and retry a transaction that lost a race to another engine
-(:func:`retry_races`); the read every check makes goes through
-:mod:`heat_breakpoint.db.reader` instead.
+Writers open their transactions with :func:`begin` (on Heat's own
+engine, our tables made sure of: :func:`engine`), which counts them once
+they end (:func:`writes`), and retry a transaction that lost a race to
+another engine (:func:`retry_races`); the read every check makes goes
+through :mod:`heat_breakpoint.db.reader` instead.
 """
 
+import contextlib
 import functools
+import itertools
 import typing
 
 from oslo_db import exception as db_exception
@@ -83,6 +86,49 @@ def engine():
             metadata.create_all(found, checkfirst=True)
         _ready_engines.add(id(found))
     return found
+
+
+# Our write transactions this process has ended, committed or not, and
+# whether this process is the only one that writes the database.
+_ended = itertools.count(1)
+_writes = 0
+_alone = False
+
+
+@contextlib.contextmanager
+def begin(on=None):
+    """A write transaction on our tables, counted once it has ended.
+
+    ``on``: the engine (Heat's, :func:`engine`, unless given). The count
+    moves after the commit (or the rollback), never before it: a reader
+    that saw the count before it moved read the rows either way, and
+    reads again the next time.
+    """
+    global _writes
+    try:
+        with (on if on is not None else engine()).begin() as conn:
+            yield conn
+    finally:
+        _writes = next(_ended)
+
+
+def only_writer(alone: bool = True) -> None:
+    """Say that no other process writes this process's database.
+
+    The local server is one process (it holds its state directory); a
+    heat-engine of a deployment never says so.
+    """
+    global _alone
+    _alone = alone
+
+
+def writes() -> typing.Optional[int]:
+    """How many write transactions of ours this process has ended.
+
+    None unless this process is its database's only writer
+    (:func:`only_writer`): another process's writes are not counted.
+    """
+    return _writes if _alone else None
 
 
 def where(table, key: Key):

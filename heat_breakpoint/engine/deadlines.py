@@ -47,13 +47,10 @@ def time_elapsed(stack, elapsed: float) -> float:
     Heat asks at the start of every check (timed out? time left?): the
     operation's state read here serves the check too (:mod:`facts`).
     """
-    if not stack.convergence or not facts.marked(stack):
+    if not stack.convergence:
         return elapsed
-    options = facts.options(stack)
-    if (not options.enabled or options.pause_counts_against_timeout or
-            not facts.stack_breakpoints(stack)):
-        return elapsed
-    return elapsed - facts.operation(stack).state.paused()
+    held = facts.time_held(stack)
+    return elapsed - held if held else elapsed
 
 
 def watch_deadlines() -> None:

@@ -137,13 +137,70 @@ def rules(env_breakpoints, state) -> tuple:
     """
     if state.mode is None and not state.targets:
         # Nothing said: the environment's rules, the same for every check.
-        return _environment_rules(tuple(env_breakpoints))
-    return tuple(_rules(env_breakpoints, state))
+        return _environment(env_breakpoints)
+    return Rules(_rules(env_breakpoints, state))
+
+
+class Rules(tuple):
+    """Rules in the order they are tried, and which of them may hold what.
+
+    ``named``: ``(action, when, path)`` of each armed rule that names one
+    resource (no pattern, at any depth, not only a stack's first);
+    ``patterns``: whether an armed rule is of another kind. A check of a
+    resource no armed rule names, without patterns, holds nowhere: no
+    rule is tried.
+    """
+
+    def __new__(cls, rules):
+        self = super().__new__(cls, rules)
+        self.named = frozenset()
+        self.patterns = False
+        named = set()
+        for rule in self:
+            if not rule.armed:
+                continue
+            bp = rule.breakpoint
+            if (rule.first_only or rule.upto is not None or
+                    rule.beyond is not None or
+                    any(_PATTERN_CHARS.intersection(segment)
+                        for segment in bp.segments)):
+                self.patterns = True
+                continue
+            named.update((action, bp.when, bp.segments)
+                         for action in bp.actions)
+        self.named = frozenset(named)
+        return self
+
+    def may_hold(self, path: tuple, action: str, when: str) -> bool:
+        """Whether an armed rule may hold ``path`` (``action`` lower)."""
+        return self.patterns or (action.lower(), when, path) in self.named
+
+
+# What makes a segment a pattern for fnmatch.
+_PATTERN_CHARS = frozenset('*?[')
+
+
+def _environment(env_breakpoints) -> Rules:
+    """The rules of the environment's breakpoints, nothing said.
+
+    The same for every check of the same parsed breakpoints (mostly the
+    last ones asked for).
+    """
+    global _last_environment
+    last = _last_environment
+    if last[0] is env_breakpoints:
+        return last[1]
+    found = _environment_rules(tuple(env_breakpoints))
+    _last_environment = (env_breakpoints, found)
+    return found
+
+
+_last_environment = (None, ())
 
 
 @functools.lru_cache(maxsize=256)
-def _environment_rules(env_breakpoints: tuple) -> tuple:
-    return tuple(Rule(bp, ENVIRONMENT) for bp in env_breakpoints)
+def _environment_rules(env_breakpoints: tuple) -> Rules:
+    return Rules(Rule(bp, ENVIRONMENT) for bp in env_breakpoints)
 
 
 def _rules(env_breakpoints, state) -> list:
@@ -223,6 +280,9 @@ def explain(found, path, action: str, when: str = breakpoints.BEFORE,
 def decide(found, path, action: str, when: str = breakpoints.BEFORE,
            first: bool = False) -> typing.Optional[Rule]:
     """The rule that holds the resource at ``path``, or None."""
+    if isinstance(found, Rules) and \
+            not found.may_hold(tuple(path), action, when):
+        return None
     rule = explain(found, path, action, when, first)
     return rule if rule is not None and rule.armed else None
 
@@ -313,8 +373,11 @@ def find_breakpoint(found, path: tuple, action: str,
     stock hook check, which leaves a marked hook to the plugin: the
     stack's own environment's breakpoints (``found``), nothing said.
     """
+    action = action.lower()
+    if not _environment(found).may_hold(tuple(path), action, when):
+        return None
     for bp in found:
-        if bp.matches(path, action.lower(), when):
+        if bp.matches(path, action, when):
             return bp
     return None
 

@@ -60,9 +60,7 @@ def _dispatch(stack, ev) -> None:
 def add_event(rsrc, action, status, reason, stock_add_event) -> None:
     """Heat's resource event, with hidden parameter values masked."""
     props = rsrc._stored_properties_data
-    if props and facts.marked(rsrc.stack) and \
-            facts.options(rsrc.stack).enabled and \
-            facts.stack_breakpoints(rsrc.stack):
+    if props and facts.own_breakpoints(rsrc.stack):
         masked = inputs.mask(props, inputs.hidden_values(rsrc.stack))
         if masked is not props and masked != props:
             record(rsrc, reason, masked, action, status)

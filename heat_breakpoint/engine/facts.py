@@ -34,7 +34,6 @@ changed the rows since.
 """
 
 import contextvars
-import dataclasses
 import functools
 import json
 import time
@@ -109,8 +108,7 @@ class Operation(typing.NamedTuple):
     read_at: float
 
 
-@dataclasses.dataclass(frozen=True)
-class Check:
+class Check(typing.NamedTuple):
     """What one convergence check of a resource decides with.
 
     ``action``: the check's (CREATE, UPDATE, DELETE). Eligibility
@@ -138,14 +136,17 @@ class Check:
     operation: typing.Optional[Operation] = None
 
 
-class _Kept(typing.NamedTuple):
+class _Kept:
     """What this thread read for one Stack object (and traversal)."""
 
-    ref: typing.Callable
-    traversal: str
-    place: typing.Optional[Place] = None
-    operation: typing.Optional[Operation] = None
-    options: typing.Optional[Options] = None
+    __slots__ = ('ref', 'traversal', 'place', 'operation', 'options')
+
+    def __init__(self, ref, traversal):
+        self.ref = ref
+        self.traversal = traversal
+        self.place = None
+        self.operation = None
+        self.options = None
 
 
 _kept = contextvars.ContextVar('breakpoint_facts', default=None)
@@ -154,37 +155,38 @@ _parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
 
 
 def _kept_for(stack) -> typing.Optional[_Kept]:
+    """What this thread keeps for ``stack`` (made empty for a new one)."""
     kept = _kept.get()
     if (kept is not None and kept.ref() is stack and
             kept.traversal == stack.current_traversal):
         return kept
-    return None
-
-
-def _keep(stack, kept: typing.Optional[_Kept], **found) -> None:
-    if kept is None:
-        try:
-            kept = _Kept(weakref.ref(stack), stack.current_traversal)
-        except TypeError:  # an object that takes no weak references
-            return
-    _kept.set(kept._replace(**found))
+    try:
+        kept = _Kept(weakref.ref(stack), stack.current_traversal)
+    except TypeError:  # an object that takes no weak references
+        return None
+    _kept.set(kept)
+    return kept
 
 
 def forget(stack) -> None:
     """Drop the state read for ``stack``: this thread just wrote it."""
-    kept = _kept_for(stack)
-    if kept is not None and kept.operation is not None:
-        _kept.set(kept._replace(operation=None))
+    kept = _kept.get()
+    if kept is not None and kept.ref() is stack:
+        kept.operation = None
 
 
 def options(stack) -> Options:
     """Our options, read once per Stack object (that is, per check)."""
-    kept = _kept_for(stack)
+    return _options(_kept_for(stack))
+
+
+def _options(kept: typing.Optional[_Kept]) -> Options:
     if kept is not None and kept.options is not None:
         return kept.options
     group = _group()
     found = Options(group.enabled, group.pause_counts_against_timeout)
-    _keep(stack, kept, options=found)
+    if kept is not None:
+        kept.options = found
     return found
 
 
@@ -196,7 +198,12 @@ def place(stack) -> Place:
     """
     if not stack.owner_id:
         return Place((), stack.id, stack.current_traversal, stack.action)
-    kept = _kept_for(stack)
+    return _place(stack, _kept_for(stack))
+
+
+def _place(stack, kept: typing.Optional[_Kept]) -> Place:
+    if not stack.owner_id:
+        return Place((), stack.id, stack.current_traversal, stack.action)
     if kept is not None and kept.place is not None:
         return kept.place
     found = ancestry.walk(stack)
@@ -213,7 +220,8 @@ def place(stack) -> Place:
                                      parent.owner_id)
         where = Place(tuple(reversed(names)), parent.id,
                       parent.current_traversal, parent.action)
-    _keep(stack, kept, place=where)
+    if kept is not None:
+        kept.place = where
     return where
 
 
@@ -224,14 +232,19 @@ def operation(stack) -> Operation:
     clock twice before the check reaches the seam, which asks what
     holds): at most :data:`FRESH_SECONDS` old.
     """
-    kept = _kept_for(stack)
+    return _operation(stack, _kept_for(stack))
+
+
+def _operation(stack, kept: typing.Optional[_Kept], where=None):
     now = time.monotonic()
     if kept is not None and kept.operation is not None and \
             now - kept.operation.read_at < FRESH_SECONDS:
         return kept.operation
-    where = place(stack)
+    if where is None:
+        where = _place(stack, kept)
     found = Operation(where, operation_state.read(where.key), now)
-    _keep(stack, _kept_for(stack), operation=found)
+    if kept is not None:
+        kept.operation = found
     return found
 
 
@@ -287,6 +300,40 @@ def stack_breakpoints(stack) -> tuple:
     marker = stack.env.param_defaults.get(registry.MARKER)
     if not marker and marker != []:
         return ()
+    return _parsed_marker(stack, marker)
+
+
+def own_breakpoints(stack) -> tuple:
+    """The breakpoints of a stack's own environment; none when disabled.
+
+    What a resource event (hidden values) and Heat's own hook check ask.
+    """
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    if not marker and marker != []:
+        return ()
+    if not _options(_kept_for(stack)).enabled:
+        return ()
+    return _parsed_marker(stack, marker)
+
+
+def time_held(stack) -> float:
+    """How long the stack's operation has been held (seconds), or 0.0.
+
+    0.0 unless time held is not to count against the stack's timeout
+    (``[breakpoint] pause_counts_against_timeout``, false by default).
+    """
+    marker = stack.env.param_defaults.get(registry.MARKER)
+    if not marker and marker != []:
+        return 0.0
+    kept = _kept_for(stack)
+    found = _options(kept)
+    if not found.enabled or found.pause_counts_against_timeout or \
+            not _parsed_marker(stack, marker):
+        return 0.0
+    return _operation(stack, kept).state.paused()
+
+
+def _parsed_marker(stack, marker) -> tuple:
     known = _parsed.get()
     if known is not None and known[0] is marker:
         return known[1]
@@ -351,28 +398,39 @@ def check(rsrc, action: str, template_id=None) -> Check:
                     rsrc.state != (rsrc.DELETE, rsrc.COMPLETE)),
                    template_id is None or
                    rsrc.current_template_id != template_id)
-    nested_delete = stack.owner_id and stack.action == stack.DELETE
-    if not (nested_delete or marked(stack)) or \
-            not options(stack).enabled:
-        return Check(*eligibility)
-    in_force = breakpoints_in_force(stack)
+    if stack.owner_id and stack.action == stack.DELETE:
+        kept = _kept_for(stack)
+        if not _options(kept).enabled:
+            return Check(*eligibility)
+        in_force = _root_breakpoints(stack)
+    else:
+        marker = stack.env.param_defaults.get(registry.MARKER)
+        if not marker and marker != []:
+            return Check(*eligibility)
+        kept = _kept_for(stack)
+        if not _options(kept).enabled:
+            return Check(*eligibility)
+        in_force = _parsed_marker(stack, marker)
     if not in_force:
         return Check(*eligibility)
-    where = place(stack)
+    where = _place(stack, kept)
     path = where.path + (rsrc.name,)
     if where.root_action == decision.ROLLBACK:
         # Nothing holds (:func:`decision.hold`): nothing more to read.
         return Check(*eligibility, in_force, path, where.root_action)
-    now = operation(stack)
+    now = _operation(stack, kept, where)
     rules = decision.rules(in_force, now.state)
     return Check(*eligibility, in_force, path, where.root_action, rules,
                  _first(rsrc, rules), now)
 
 
 def _first(rsrc, rules, known=None):
-    if known is None and any(rule.first_only for rule in rules):
-        # Heat works it out from the whole definition: only when asked.
-        return is_first(rsrc)
+    if known is None:
+        for rule in rules:
+            if rule.first_only:
+                # Heat works it out from the whole definition: only when
+                # asked.
+                return is_first(rsrc)
     return known
 
 
@@ -406,9 +464,7 @@ def find_breakpoint(rsrc, action: str, when: str = breakpoints.BEFORE):
     For the legacy engine and Heat's own hook check
     (:func:`decision.find_breakpoint`).
     """
-    if not marked(rsrc.stack) or not options(rsrc.stack).enabled:
-        return None
-    found = stack_breakpoints(rsrc.stack)
+    found = own_breakpoints(rsrc.stack)
     if not len(found):
         return None
     return decision.find_breakpoint(found, resource_path(rsrc), action,

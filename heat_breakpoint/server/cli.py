@@ -20,6 +20,7 @@ loaded exactly as in a deployed Heat: stevedore and paste.
 """
 
 import argparse
+import fcntl
 import logging
 import os
 import shutil
@@ -185,6 +186,7 @@ class LocalHeat:
         self.cloud = None
         self.engine = None
         self.app = None
+        self._lock = None
 
     def start(self) -> None:
         # Heat must see the threading backend before it is imported.
@@ -213,6 +215,7 @@ class LocalHeat:
             self.cloud.agents.base_url = local_config.base_url(self.port)
         else:
             absent.install()
+        self._hold_state_dir()
         self._prepare_database()
         self._start_engine()
         from heat.common import config as heat_config
@@ -252,6 +255,26 @@ class LocalHeat:
         heat_config.set_config_defaults()
         messaging.setup()
 
+    def _hold_state_dir(self) -> None:
+        """Be the only server of the state directory while running.
+
+        Its database then has one writer, this process: what the checks
+        read of a running operation serves them until this process writes
+        it again (:func:`heat_breakpoint.db.tables.only_writer`).
+        """
+        from heat_breakpoint.db import tables
+        path = os.path.join(self.state_dir, 'server.lock')
+        lock = open(path, 'a+')
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            raise local_config.SetupError(
+                'State directory %s is in use by another local Heat: stop '
+                'it, or give this one another --state-dir' % self.state_dir)
+        self._lock = lock
+        tables.only_writer()
+
     def _prepare_database(self) -> None:
         from heat.db import api as db_api
         from heat.db import migration
@@ -280,6 +303,11 @@ class LocalHeat:
         if self.engine is not None:
             self.engine.stop()
             self.engine = None
+        if self._lock is not None:
+            from heat_breakpoint.db import tables
+            tables.only_writer(False)
+            self._lock.close()
+            self._lock = None
 
 
 def mount(api, mounts: dict):

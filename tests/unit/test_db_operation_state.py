@@ -17,10 +17,12 @@ writes, the other's next read must see.
 
 import datetime
 
+import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
+from heat_breakpoint.db import tables
 from heat_breakpoint.db import target_kinds
 
 KEY = ('root', 't1')
@@ -132,3 +134,67 @@ def test_other_operations_are_not_read(db):
     operation_state.add_targets(('other', 't1'), ['x'], target_kinds.SET)
     state = operation_state.read(('root', 't1'))
     assert (state.mode, state.targets) == (None, {})
+
+
+# -- a process that is its database's only writer (the local server) ---------
+
+@pytest.fixture
+def only_writer():
+    tables.only_writer()
+    operation_state._read.clear()
+    yield
+    tables.only_writer(False)
+    operation_state._read.clear()
+
+
+def state_reads(reads):
+    return [sql for sql in reads if 'UNION ALL' in sql]
+
+
+def test_the_only_writer_reads_again_after_each_write_of_its_own(
+        db, only_writer):
+    reads = count_reads(db)
+    first = operation_state.read(KEY)
+    assert operation_state.read(KEY) is first
+    assert len(state_reads(reads)) == 1
+    for write, seen in (
+            (lambda: operation_state.mark(KEY), 'mode'),
+            (lambda: operation_state.add_targets(KEY, ['a'],
+                                                 target_kinds.STEP),
+             'targets'),
+            (lambda: pause_clock.hold_started(KEY), 'held')):
+        before = operation_state.read(KEY)
+        write()
+        after = operation_state.read(KEY)
+        assert getattr(after, seen) != getattr(before, seen), seen
+    assert len(state_reads(reads)) == 4
+    assert operation_state.read(KEY) is after
+    assert len(state_reads(reads)) == 4
+
+
+def test_a_write_that_fails_still_moves_the_count(db, only_writer):
+    count = tables.writes()
+    with pytest.raises(RuntimeError):
+        with tables.begin():
+            raise RuntimeError('rolled back')
+    assert tables.writes() != count
+
+
+def test_every_process_of_a_deployment_reads_every_time(db):
+    assert tables.writes() is None
+    reads = count_reads(db)
+    operation_state.read(KEY)
+    # another engine
+    with db.begin() as conn:
+        conn.execute(tables.operations.insert().values(
+            root_stack_id=KEY[0], traversal=KEY[1],
+            mode=target_kinds.CONTINUE,
+            created_at=datetime.datetime(2026, 1, 1)))
+    assert operation_state.read(KEY).mode == target_kinds.CONTINUE
+    assert len(state_reads(reads)) == 2
+
+
+def test_a_read_in_the_callers_transaction_is_not_kept(db, only_writer):
+    with db.connect() as conn:
+        operation_state.read(KEY, conn)
+    assert operation_state._read == {}

@@ -310,3 +310,67 @@ def test_commands_only_reads_as_no_breakpoint_but_checks():
     found = decision.rules(decision.COMMANDS_ONLY, operation_state.State(
         targets={'b': target_kinds.SET}))
     assert [(r.name, r.armed) for r in found] == [('b', True)]
+
+
+# -- the rules' index: which resources an armed rule may hold ----------------
+
+def test_a_check_no_armed_rule_names_tries_no_rule():
+    found = decision.rules(bps('a', 'n/b', actions=['delete']),
+                           operation_state.State())
+    assert isinstance(found, decision.Rules)
+    assert found.may_hold(('a',), 'DELETE', breakpoints.BEFORE)
+    assert found.may_hold(('n', 'b'), 'delete', breakpoints.BEFORE)
+    assert not found.may_hold(('a',), 'create', breakpoints.BEFORE)
+    assert not found.may_hold(('a',), 'delete', breakpoints.AFTER)
+    assert not found.may_hold(('b',), 'delete', breakpoints.BEFORE)
+
+
+@pytest.mark.parametrize('rules', [
+    (bps('a*'), operation_state.State()),
+    (bps('n/*'), operation_state.State()),
+    (bps('*'), operation_state.State()),
+    (bps('*'), operation_state.State(mode=target_kinds.continue_mode(0))),
+    (bps('a'), operation_state.State(targets={'n': target_kinds.STEP_INTO})),
+])
+def test_patterns_depths_and_steps_into_try_every_rule(rules):
+    assert decision.rules(*rules).may_hold(('zz',), 'create',
+                                           breakpoints.BEFORE)
+
+
+def test_the_index_decides_as_every_rule_tried_in_order():
+    # Every combination of a few breakpoints and things said, every
+    # resource and kind of hold: the same rule as trying them all.
+    import itertools
+    import random
+    chooser = random.Random(20261202)
+    names = ['a', 'b', 'a*', 'n/a', 'n/*', '*', '[ab]', 'b?']
+    kinds = [target_kinds.SET, target_kinds.STEP, target_kinds.CLEAR,
+             target_kinds.STEP_INTO, target_kinds.RUN_TO,
+             target_kinds.kind_of(target_kinds.SET, breakpoints.AFTER),
+             target_kinds.kind_of(target_kinds.CLEAR, breakpoints.FAILED)]
+    modes = [None, target_kinds.CONTINUE, target_kinds.continue_mode(0),
+             target_kinds.RUN_TO, target_kinds.CANCEL]
+    paths = [('a',), ('b',), ('c',), ('ab',), ('n', 'a'), ('n', 'c'),
+             ('n',)]
+    compared = 0
+    for _ in range(300):
+        env = []
+        for name in chooser.sample(names, chooser.randint(0, 3)):
+            when = chooser.choice(breakpoints.WHENS)
+            env += bps(name, actions=chooser.sample(
+                list(breakpoints.WHEN_ACTIONS[when]), 1), when=when)
+        targets = {}
+        for path in chooser.sample(['a', 'b', 'n', 'n/a', 'c'],
+                                   chooser.randint(0, 3)):
+            targets[path] = chooser.choice(kinds)
+        state = operation_state.State(mode=chooser.choice(modes),
+                                      targets=targets)
+        found = decision.rules(env, state)
+        for path, action, when, first in itertools.product(
+                paths, ('create', 'update', 'delete'), breakpoints.WHENS,
+                (False, True)):
+            assert decision.decide(found, path, action, when, first) == \
+                decision.decide(tuple(found), path, action, when, first), (
+                    env, state, path, action, when, first)
+            compared += 1
+    assert compared == 300 * len(paths) * 3 * len(breakpoints.WHENS) * 2
