@@ -30,7 +30,8 @@ options, where it sits, the operation's state) serves the rest of the
 check in the same thread, the state for at most :data:`FRESH_SECONDS` (a
 long action is followed by a fresh read); it is kept here, never on
 Heat's objects, and never serves another check: another engine may have
-changed the rows since.
+changed the rows since (the local server, its database's only writer,
+knows when: :func:`heat_breakpoint.db.operation_state.read`).
 """
 
 import contextvars
