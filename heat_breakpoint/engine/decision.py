@@ -191,7 +191,8 @@ def _environment(env_breakpoints) -> Rules:
     if last[0] is env_breakpoints:
         return last[1]
     found = _environment_rules(tuple(env_breakpoints))
-    _last_environment = (env_breakpoints, found)
+    if isinstance(env_breakpoints, tuple):  # a list may change meanwhile
+        _last_environment = (env_breakpoints, found)
     return found
 
 

@@ -374,3 +374,12 @@ def test_the_index_decides_as_every_rule_tried_in_order():
                     env, state, path, action, when, first)
             compared += 1
     assert compared == 300 * len(paths) * 3 * len(breakpoints.WHENS) * 2
+
+
+def test_a_list_of_breakpoints_changed_since_is_read_again():
+    found = bps('a')
+    assert decision.decide(decision.rules(found, operation_state.State()),
+                           ('a',), 'create')
+    found[:] = bps('b')
+    assert decision.decide(decision.rules(found, operation_state.State()),
+                           ('b',), 'create')
