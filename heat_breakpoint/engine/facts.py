@@ -197,9 +197,7 @@ def place(stack) -> Place:
     One recursive query (:mod:`heat_breakpoint.db.ancestry`), or where the
     database cannot, a query per level.
     """
-    if not stack.owner_id:
-        return Place((), stack.id, stack.current_traversal, stack.action)
-    return _place(stack, _kept_for(stack))
+    return _place(stack, _kept_for(stack) if stack.owner_id else None)
 
 
 def _place(stack, kept: typing.Optional[_Kept]) -> Place:
@@ -276,16 +274,6 @@ def parse_marker(marker, stack_id) -> tuple:
         LOG.error('Ignoring malformed breakpoints of stack %s: %s',
                   stack_id, exc)
         return ()
-
-
-def marked(stack) -> bool:
-    """Whether a stack's environment has breakpoints (or commands only).
-
-    Nothing is parsed: what a check of a stack without breakpoints asks
-    first, before it reads any option.
-    """
-    marker = stack.env.param_defaults.get(registry.MARKER)
-    return bool(marker) or marker == []
 
 
 # The markers parsed last, by the stored template they were read from:
