@@ -21,6 +21,7 @@ the facts decide is tested without Heat's objects in
 import threading
 from unittest import mock
 
+from oslo_config import cfg
 import pytest
 
 from heat_breakpoint.db import ancestry
@@ -123,6 +124,48 @@ def test_one_read_per_check(read):
     # The next check loads the stack afresh, and reads afresh.
     deadlines.time_elapsed(FakeStack(marker_for('a')), 5.0)
     assert read.call_count == 2
+
+
+@pytest.fixture
+def config():
+    yield cfg.CONF
+    cfg.CONF.clear_override('enabled', opts.GROUP)
+    cfg.CONF.clear_override('pause_counts_against_timeout', opts.GROUP)
+    cfg.CONF.set_default('enabled', True, opts.GROUP)
+
+
+@pytest.mark.parametrize('change', [
+    lambda conf: conf.set_override('enabled', False, opts.GROUP),
+    lambda conf: conf.set_default('enabled', False, opts.GROUP),
+])
+def test_a_changed_option_is_seen_by_the_next_check(read, config, change):
+    stack = FakeStack(marker_for('a'))
+    assert hold_name(FakeResource('a', stack), 'CREATE') == 'a'
+    assert facts.enabled()
+    change(config)
+    assert not facts.enabled()
+    # The next check (a stack loaded afresh) does not hold.
+    assert hold_name(FakeResource('a', FakeStack(marker_for('a'))),
+                     'CREATE') is None
+    config.clear_override('enabled', opts.GROUP)
+    config.set_default('enabled', True, opts.GROUP)
+    assert hold_name(FakeResource('a', FakeStack(marker_for('a'))),
+                     'CREATE') == 'a'
+
+
+def test_options_are_read_once_while_unchanged(read, config):
+    stack = FakeStack(marker_for('a'))
+    read.return_value = operation_state.State(paused_seconds=2.0)
+    assert deadlines.time_elapsed(stack, 5.0) == 3.0
+    config.set_override('pause_counts_against_timeout', True, opts.GROUP)
+    # Within a check what was read serves; the next check sees the change.
+    assert deadlines.time_elapsed(stack, 5.0) == 3.0
+    assert deadlines.time_elapsed(FakeStack(marker_for('a')), 5.0) == 5.0
+    with mock.patch.object(facts, 'Options',
+                           side_effect=facts.Options) as made:
+        for _ in range(3):
+            deadlines.time_elapsed(FakeStack(marker_for('a')), 5.0)
+    assert made.call_count == 0
 
 
 def test_breakpoints_parsed_once_per_stack_object():
