@@ -41,9 +41,6 @@ try:
 except ImportError:  # no MySQL driver installed: every read is a cursor's
     _pymysql_converters = _CLIENT = _COMMAND = None
 
-#: A column's value as the driver gives it, from the text it is sent as.
-Converter = typing.Callable[[bytes], object]
-
 _DECODE = object()  # text: decoded with the connection's encoding
 
 
