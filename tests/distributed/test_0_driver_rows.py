@@ -20,16 +20,17 @@ short leave the reads that follow as they should be.
 """
 
 import datetime
+import sys
+import types
 from unittest import mock
 
+import oslo_i18n
 import pymysql
 import pytest
 import sqlalchemy as sa
 
 from heat_breakpoint.db import driver_rows
-from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import reader
-from heat_breakpoint.db import tables
 
 DATABASE = 'driver_rows'
 HELD = ('a' * 36, 'b' * 36)
@@ -39,7 +40,27 @@ SINCE = datetime.datetime(2026, 12, 2, 14, 33, 17)
 
 
 @pytest.fixture(scope='module')
-def heat_engine(deployment):
+def storage():
+    """The plugin's storage modules, imported here, not at collection.
+
+    They import Heat, whose package turns oslo.i18n's lazy translation on
+    for the whole process; the later tests of this tier run the openstack
+    CLI in this process, and some of its plugins (troveclient's) cannot
+    load with it on. Turned off again after this module's tests, unless
+    Heat was imported before them.
+    """
+    heat_was_imported = 'heat' in sys.modules
+    from heat_breakpoint.db import operation_state
+    from heat_breakpoint.db import tables
+    yield types.SimpleNamespace(operation_state=operation_state,
+                                tables=tables)
+    if not heat_was_imported:
+        oslo_i18n.enable_lazy(False)
+
+
+@pytest.fixture(scope='module')
+def heat_engine(deployment, storage):
+    tables = storage.tables
     deployment.mariadb.create_database(DATABASE)
     engine = sa.create_engine(deployment.mariadb.url(DATABASE))
     tables.metadata.create_all(engine)
@@ -84,21 +105,22 @@ def _typed(rows):
 
 
 @pytest.mark.parametrize('key', [HELD, PLAIN, EMPTY])
-def test_the_state_reads_past_the_cursor_as_the_cursor(heat_engine, key):
+def test_the_state_reads_past_the_cursor_as_the_cursor(heat_engine, storage,
+                                                       key):
+    query = storage.operation_state._STATE_QUERY
     params = {'root_stack_id': key[0], 'traversal': key[1]}
     with mock.patch.object(driver_rows, 'read',
                            wraps=driver_rows.read) as past_cursor:
-        rows = reader.read(heat_engine, operation_state._STATE_QUERY,
-                           params)
+        rows = reader.read(heat_engine, query, params)
     assert past_cursor.call_count == 1
-    expected = _cursor_rows(heat_engine, operation_state._STATE_QUERY,
-                            params)
+    expected = _cursor_rows(heat_engine, query, params)
     assert _typed(tuple(row) for row in rows) == _typed(expected)
     assert [row._fields for row in rows[:1]] in (
         [], [('path', 'kind', 'held', 'paused_seconds', 'since')])
 
 
-def test_the_state_as_the_plugin_reads_it(heat_engine):
+def test_the_state_as_the_plugin_reads_it(heat_engine, storage):
+    operation_state, tables = storage.operation_state, storage.tables
     with mock.patch.object(tables.db_api, 'get_engine',
                            return_value=heat_engine):
         held = operation_state.read(HELD)
@@ -124,7 +146,8 @@ def test_a_textual_query_still_reads_through_the_cursor(heat_engine):
 
 
 def test_a_server_error_a_bad_value_and_a_cut_read_leave_reads_working(
-        heat_engine):
+        heat_engine, storage):
+    query, tables = storage.operation_state._STATE_QUERY, storage.tables
     params = {'root_stack_id': HELD[0], 'traversal': HELD[1]}
     missing = sa.select(sa.table('nowhere', sa.column(
         'v', sa.Integer)).c.v)
@@ -151,8 +174,7 @@ def test_a_server_error_a_bad_value_and_a_cut_read_leave_reads_working(
     with mock.patch.object(pymysql.connections.Connection, '_read_packet',
                            cut):
         with pytest.raises(KeyboardInterrupt):
-            reader.read(heat_engine, operation_state._STATE_QUERY, params)
+            reader.read(heat_engine, query, params)
     for _ in range(reader.POOL_SIZE + 1):
-        rows = reader.read(heat_engine, operation_state._STATE_QUERY,
-                           params)
+        rows = reader.read(heat_engine, query, params)
         assert len(rows) == 6
