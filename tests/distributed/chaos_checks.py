@@ -49,6 +49,7 @@ clients could not continue, no release whose check is still to be sent
 """
 
 import collections
+import dataclasses
 import datetime
 import math
 import re
@@ -94,6 +95,11 @@ WORSE_BELOW = 0.01
 #: What :func:`recover` sets on a stack whose create request a kill cut
 #: off and which does not exist.
 NOT_CREATED = 'NOT CREATED'
+#: :func:`recover` drives a stack the clients gave up on until nothing of
+#: it has moved for this long (s) ...
+SETTLE_QUIET = 10.0
+#: ... and for this long at most, in all (s).
+SETTLE_MOST = 90.0
 # The OSC shell runs in this process (stdout redirected): one at a time.
 _OSC = threading.Lock()
 
@@ -483,35 +489,63 @@ def _lost_with_an_engine(result, stack, logs, when, engine, line):
         '%s)' % ('; '.join(lost), last)
 
 
-def _settle(result, stacks, seconds):
-    """Drive what the clients gave up on for a while longer.
+def _settle(result, stacks, quiet, most=SETTLE_MOST):
+    """Drive what the clients gave up on while it still moves.
 
     A stack the clients saw stop moving may only have been slow (an
     engine busy starting): what is held now is continued, what completes
-    needs no recovery. Returns the stacks still stuck.
+    needs no recovery. A stack continued here is watched like the others
+    until it ends: stuck once nothing of it (its status, its resources'
+    states, a hold) has moved for ``quiet`` s, or still in progress after
+    ``most`` s in all. Returns the stuck stacks (``stalled``), and those
+    that failed.
     """
     hc = result.cluster.client()
     manager = bp_api.BreakpointManager(hc)
-    pending = list(stacks)
-    deadline = time.monotonic() + seconds
-    while pending and time.monotonic() < deadline:
-        for stack in list(pending):
-            st = hc.stacks.get(stack.name, resolve_outputs=False)
+    started = time.monotonic()
+    watched = {stack.name: _Watched(stack, None, started)
+               for stack in stacks}
+    stuck = []
+    while watched:
+        for name, seen in list(watched.items()):
+            stack = seen.stack
+            st = hc.stacks.get(name, resolve_outputs=False)
             stack.final, stack.reason = st.stack_status, \
                 st.stack_status_reason
+            now = time.monotonic()
             if not st.stack_status.endswith('IN_PROGRESS'):
-                if not st.stack_status.endswith('FAILED'):
-                    stack.stalled = False
-                    pending.remove(stack)
-            elif manager.held_now(stack.name)[1]:
+                del watched[name]
+                stack.stalled = st.stack_status.endswith('FAILED')
+                if stack.stalled:
+                    stuck.append(stack)
+                continue
+            states = sorted((r.resource_name, r.resource_status,
+                             r.resource_status_reason)
+                            for r in hc.resources.list(name))
+            if states != seen.states:
+                seen.states, seen.moved = states, now
+            if manager.held_now(name)[1]:
                 try:
-                    manager.continue_(stack.name)
-                    stack.stalled = False
+                    manager.continue_(name)
+                    seen.moved = now
                 except client_exc.BreakpointCommandError as exc:
                     # Held, and the release refused: left for recovery.
                     stack.refused = client_exc.one_line(exc)[:200]
-        time.sleep(2)
-    return [s for s in pending if s.stalled or s.final.endswith('FAILED')]
+            if now - seen.moved > quiet or now - started > most:
+                del watched[name]
+                stack.stalled = True
+                stuck.append(stack)
+        if watched:
+            time.sleep(2)
+    return stuck
+
+
+@dataclasses.dataclass
+class _Watched:
+    """A stack :func:`_settle` drives: its resources' states, when moved."""
+    stack: object
+    states: list
+    moved: float
 
 
 def creates_cut(result):
@@ -538,7 +572,7 @@ def _never_made(result, stack):
                      '(%s)' % (kill.engine, stack.create_error))
 
 
-def recover(result, settle=10, timeout=150):
+def recover(result, settle=SETTLE_QUIET, timeout=150):
     """``stack update --existing`` what stock Heat left; drive it home.
 
     Sets ``kind`` and ``how`` (the evidence, :func:`_evidence`) and
