@@ -341,15 +341,17 @@ class InProcessHeat:
         plugin_cost.load_plugin()
         statements = []
         original = pymysql.cursors.Cursor.execute
-
         original_rows = driver_rows.read
 
+        def sent(sql):
+            statements.append(' '.join(str(sql).split()))
+
         def execute(cursor, query, args=None):
-            statements.append(' '.join(str(query).split()))
+            sent(query)
             return original(cursor, query, args)
 
         def rows_past_the_cursor(driver, sql, args, convert):
-            statements.append(' '.join(str(sql).split()))
+            sent(sql)
             return original_rows(driver, sql, args, convert)
         pymysql.cursors.Cursor.execute = execute
         driver_rows.read = rows_past_the_cursor
