@@ -164,6 +164,12 @@ def _note_cancel(service, cnxt, stack_identity, cancel_with_rollback):
             cnxt, stack=service._get_stack(cnxt, stack_identity))
     except exception.HeatException:
         return  # Heat's own cancel says what is wrong
+    if stack.owner_id is not None and not cancel_with_rollback:
+        # Heat's own cancel of a nested operation: preempted by a newer
+        # operation of the root (StackResource.handle_preempt), which must
+        # hold where its breakpoints say, or a root's cancel passed down,
+        # noted at the root already.
+        return
     allowed = (stack.UPDATE,) if cancel_with_rollback else (
         stack.UPDATE, stack.CREATE)
     if (not stack.convergence or stack.status != stack.IN_PROGRESS or

@@ -23,6 +23,7 @@ from heatclient_ext import exceptions
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import changes as bp_changes
+from heatclient_ext.v1 import editing
 from heatclient_ext.v1 import manager as bp_v1
 
 LIST_COLUMNS = ('Resource', 'Action', 'When', 'State', 'Why', 'Source',
@@ -83,6 +84,35 @@ def _add_when(parser) -> None:
     parser.set_defaults(when=breakpoints.BEFORE)
 
 
+def _add_edit(parser) -> None:
+    """The options of a fix applied before the command (fix and go on)."""
+    parser.add_argument(
+        '-t', '--template', metavar='<template>',
+        help=_('Apply this template to the running operation first '
+               '(a stack update of it, completed resources kept); '
+               'the held resources go on with the new definition'))
+    parser.add_argument(
+        '-e', '--environment', metavar='<environment>', action='append',
+        help=_('Apply this environment to the running operation first, '
+               'merged into the stack\'s. Can be specified multiple times'))
+    parser.add_argument(
+        '--parameter', metavar='<key=value>', action='append',
+        help=_('Set this parameter in the running operation first; the '
+               'others keep their values. Can be specified multiple times'))
+
+
+def _apply_edit(manager, args, say) -> None:
+    """Apply the fix the command line gives, if any, before the command."""
+    edit = editing.edit_of(args)
+    if edit:
+        manager.edit(args.stack, edit, say)
+
+
+def _say_lines(stream, text) -> None:
+    for line in text.splitlines():
+        stream.write(printable.printable(line) + '\n')
+
+
 def _release_rows(rows, how) -> list:
     return [(row['resource'], row['action'], how) for row in rows]
 
@@ -110,15 +140,18 @@ def show_breakpoint(client, args) -> tuple:
 
 
 @_user_errors
-def step_breakpoint(client, args) -> tuple:
-    rows = _manager(client).step(args.stack, args.resource)
+def step_breakpoint(client, args, say=lambda text: None) -> tuple:
+    manager = _manager(client)
+    _apply_edit(manager, args, say)
+    rows = manager.step(args.stack, args.resource)
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'stepped'))
 
 
 @_user_errors
-def continue_breakpoints(client, args) -> tuple:
-    rows = _manager(client).continue_(args.stack, args.nested_depth,
-                                      to=args.to)
+def continue_breakpoints(client, args, say=lambda text: None) -> tuple:
+    manager = _manager(client)
+    _apply_edit(manager, args, say)
+    rows = manager.continue_(args.stack, args.nested_depth, to=args.to)
     return RELEASE_COLUMNS, output.rows(args, [
         (row['resource'], row['action'],
          'disarmed' if row['state'] == bp_v1.ARMED else 'released')
@@ -217,12 +250,16 @@ class StepBreakpoint(command.Lister):
             'resource', metavar='<resource>', nargs='?',
             help=_('Held resource to step from, nested ones named '
                    'nested_stack/resource (default: every held resource)'))
+        _add_edit(parser)
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return step_breakpoint(self.app.client_manager.orchestration,
-                               parsed_args)
+                               parsed_args, self._say)
+
+    def _say(self, text) -> None:
+        _say_lines(self.app.stderr, text)
 
 
 class SetBreakpoint(command.Lister):
@@ -260,15 +297,19 @@ class ContinueBreakpoint(command.Lister):
             '--to', metavar='<resource>',
             help=_('Run to this resource: release everything, hold only '
                    'there'))
+        _add_edit(parser)
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         columns, rows, stock = continue_breakpoints(
-            self.app.client_manager.orchestration, parsed_args)
+            self.app.client_manager.orchestration, parsed_args, self._say)
         if stock:
             self.app.stderr.write('%s\n' % STOCK_NOTE)
         return columns, rows
+
+    def _say(self, text) -> None:
+        _say_lines(self.app.stderr, text)
 
 
 class ClearBreakpoint(command.Lister):
@@ -303,8 +344,18 @@ class ClearBreakpoint(command.Lister):
 
 
 @_user_errors
-def retry_breakpoint(client, args) -> tuple:
-    rows = _manager(client).retry(args.stack, args.resource)
+def retry_breakpoint(client, args, say=lambda text: None) -> tuple:
+    manager = _manager(client)
+    if editing.edit_of(args):
+        # The new traversal runs the failed action again itself, with the
+        # fix; on failure it holds again.
+        manager.failure_holds(args.stack, args.resource)
+        held = manager.edit(args.stack, editing.edit_of(args), say)
+        return RELEASE_COLUMNS, output.rows(args, [
+            (args.resource, '', 'retried with the edit')] + [
+            (row['resource'], row['action'], 'held')
+            for row in held if row['resource'] != args.resource])
+    rows = manager.retry(args.stack, args.resource)
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retried'))
 
 
@@ -320,9 +371,13 @@ class RetryBreakpoint(command.Lister):
         parser = super().get_parser(prog_name)
         _add_stack(parser)
         _add_resource(parser)
+        _add_edit(parser)
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
         return retry_breakpoint(self.app.client_manager.orchestration,
-                                parsed_args)
+                                parsed_args, self._say)
+
+    def _say(self, text) -> None:
+        _say_lines(self.app.stderr, text)

@@ -272,13 +272,10 @@ class Commanding:
                     breakpoints.FAILED] or rows
         return self.release(stack, name, protocol.RELEASE_STEP, rows)
 
-    def retry(self, stack, name) -> list:
-        """Run the failed action of the resource held at ``name`` again.
-
-        In the same operation; if it fails again, it holds again.
-        """
-        rows = [row for row in self.held_now(stack)[1]
-                if row['resource'] == name]
+    def failure_holds(self, stack, name) -> list:
+        """The rows of ``name`` held on its failure; refuses other holds."""
+        held = self.held_now(stack)[1]
+        rows = [row for row in held if row['resource'] == name]
         for row in rows:
             when = terms.row_value(row, 'when') or breakpoints.BEFORE
             if when != breakpoints.FAILED:
@@ -287,7 +284,22 @@ class Commanding:
                       'on its failure: retry applies to a '
                       'resource held on failure'), name=name,
                     when=when, action=row['action'])
-        return self.release(stack, name, protocol.RELEASE_RETRY, rows or None)
+        if not rows:
+            self.describe(stack, name)  # a name that cannot exist: say so
+            raise terms.error(
+                _('Nothing is held at %(name)s in stack %(stack)s'
+                  ' (held: %(held)s)'), name=name, stack=stack,
+                held=', '.join(row['resource'] for row in held) or
+                _('nothing'))
+        return rows
+
+    def retry(self, stack, name) -> list:
+        """Run the failed action of the resource held at ``name`` again.
+
+        In the same operation; if it fails again, it holds again.
+        """
+        return self.release(stack, name, protocol.RELEASE_RETRY,
+                            self.failure_holds(stack, name))
 
     @staticmethod
     def _require_plugin(rows, what) -> None:

@@ -27,6 +27,7 @@ only, and no heatclient call of their own.
 """
 
 from heatclient_ext.v1 import commanding
+from heatclient_ext.v1 import editing
 from heatclient_ext.v1 import operating
 from heatclient_ext.v1 import terms
 from heatclient_ext.v1 import viewing
@@ -61,3 +62,11 @@ class BreakpointManager(viewing.Viewing, commanding.Commanding,
     Through the breakpoints view where the server has it; the rest
     (:class:`.stock.StockListing`) works them out from the stock API.
     """
+
+    def edit(self, stack, edit: editing.Edit, say=lambda text: None) -> list:
+        """Apply a fix to the running operation; the rows held after.
+
+        See :mod:`.editing`: the planned change is told through ``say``
+        first; the new traversal holds again where the old one held.
+        """
+        return editing.Editor(self).apply(stack, edit, say)

@@ -28,6 +28,7 @@ from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import changes as bp_changes
 from heatclient_ext.v1 import dependency_graph as graph
+from heatclient_ext.v1 import editing
 from heatclient_ext.v1 import environment
 from heatclient_ext.v1 import kinds
 from heatclient_ext.v1 import manager as bp_v1
@@ -47,6 +48,43 @@ _NOBREAKPOINT_ARG = (
     {'metavar': '<RESOURCE>', 'action': 'append', 'dest': 'no_breakpoints',
      'help': _('Remove the breakpoint on this resource, also with '
                '--existing. Can be specified multiple times.')})
+# A fix applied before step, continue or retry, in the legacy spellings.
+_EDIT_ARGS = (
+    (('-f', '--template-file'),
+     {'metavar': '<FILE>', 'dest': 'template',
+      'help': _('Apply this template to the running operation first (a '
+                'stack update of it, completed resources kept).')}),
+    (('-e', '--environment-file'),
+     {'metavar': '<FILE>', 'action': 'append', 'dest': 'environment',
+      'help': _('Apply this environment to the running operation first. '
+                'Can be specified multiple times.')}),
+    (('-P', '--parameters'),
+     {'metavar': '<KEY1=VALUE1;KEY2=VALUE2...>', 'action': 'append',
+      'dest': 'parameter',
+      'help': _('Set these parameters in the running operation first; '
+                'the others keep their values. Can be specified multiple '
+                'times.')}),
+)
+
+
+def _edit_options(func):
+    """The edit options on a command (the fix is applied in it)."""
+    for names, kwargs in reversed(_EDIT_ARGS):
+        utils.add_arg(func, *names, **kwargs)
+    return func
+
+
+def _apply_edit(manager, args) -> None:
+    edit = editing.edit_of(args)
+    if edit:
+        manager.edit(args.stack, edit, _say)
+
+
+def _say(text) -> None:
+    for line in text.splitlines():
+        print(printable.printable(line), file=sys.stderr)
+
+
 _STACK_ARG = (('stack',), {'metavar': '<NAME or ID>',
                            'help': _('Name or ID of the stack.')})
 _FORMAT_ARG = (('--format',), {'metavar': '<table|json>',
@@ -164,6 +202,7 @@ def do_breakpoint_show(hc, args) -> None:
     utils.print_dict(shown, formatters=formatters)
 
 
+@_edit_options
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>', nargs='?',
            help=_('Resource path of the held resource to step from '
@@ -174,7 +213,9 @@ def do_breakpoint_step(hc, args) -> None:
     Without a resource every held resource is stepped; the operation then
     holds at the resources that wait for the released ones.
     """
-    rows = bp_v1.BreakpointManager(hc).step(args.stack, args.resource)
+    manager = bp_v1.BreakpointManager(hc)
+    _apply_edit(manager, args)
+    rows = manager.step(args.stack, args.resource)
     for row in rows:
         print(_('Stepped from %(resource)s (%(action)s)') % _safe_row(row))
 
@@ -194,13 +235,16 @@ def do_breakpoint_set(hc, args) -> None:
             'result': result})
 
 
+@_edit_options
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('--to', metavar='<RESOURCE>',
            help=_('Run to this resource: release everything, hold only '
                   'there.'))
 def do_breakpoint_continue(hc, args) -> None:
     """Release every held resource and run the operation to completion."""
-    rows = bp_v1.BreakpointManager(hc).continue_(args.stack, to=args.to)
+    manager = bp_v1.BreakpointManager(hc)
+    _apply_edit(manager, args)
+    rows = manager.continue_(args.stack, to=args.to)
     for row in rows:
         print(_('Released %(resource)s (%(action)s)') % _safe_row(row))
     if any(row['form'] == 'hook' for row in rows):
@@ -250,12 +294,24 @@ def do_breakpoint_graph(hc, args) -> None:
     print(graph.dot(found) if args.dot else graph.text(found), end='')
 
 
+@_edit_options
 @utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
 @utils.arg('resource', metavar='<RESOURCE>',
            help=_('Resource path of the resource held on failure.'))
 def do_breakpoint_retry(hc, args) -> None:
-    """Run the failed action of a resource held on failure again."""
-    rows = bp_v1.BreakpointManager(hc).retry(args.stack, args.resource)
+    """Run the failed action of a resource held on failure again.
+
+    With a fix, the fix's update runs it again, with the new definition.
+    """
+    manager = bp_v1.BreakpointManager(hc)
+    edit = editing.edit_of(args)
+    if edit:
+        manager.failure_holds(args.stack, args.resource)
+        manager.edit(args.stack, edit, _say)
+        print(_('Retrying %s with the edit') % printable.printable(
+            args.resource))
+        return
+    rows = manager.retry(args.stack, args.resource)
     for row in rows:
         print(_('Retrying %(resource)s (%(action)s)') % {
             'resource': printable.printable(row['resource']),

@@ -74,7 +74,8 @@ def test_retry_of_nothing_held_names_what_is(heat):
 
 
 def test_osc_retry_rows(heat):
-    args = mock.Mock(stack='s', resource='f')
+    args = mock.Mock(stack='s', resource='f', template=None,
+                     environment=None, parameter=None)
     with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
                            return_value=(None, [held_row(
                                heat.stack, 'f', 'failed')])):
@@ -85,7 +86,8 @@ def test_osc_retry_rows(heat):
 
 def test_legacy_shell_retry(heat, capsys):
     from heatclient_ext.v1 import shell_commands as shell
-    args = mock.Mock(stack='s', resource='f')
+    args = mock.Mock(stack='s', resource='f', template=None,
+                     environment=None, parameter=None)
     with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
                            return_value=(None, [held_row(
                                heat.stack, 'f', 'failed')])):
