@@ -349,10 +349,11 @@ def retry_breakpoint(client, args, say=lambda text: None) -> tuple:
     if editing.edit_of(args):
         # The new traversal runs the failed action again itself, with the
         # fix; on failure it holds again.
-        manager.failure_holds(args.stack, args.resource)
+        failed = manager.failure_holds(args.stack, args.resource)
         held = manager.edit(args.stack, editing.edit_of(args), say)
         return RELEASE_COLUMNS, output.rows(args, [
-            (args.resource, '', 'retried with the edit')] + [
+            (row['resource'], row['action'], 'retried with the edit')
+            for row in failed] + [
             (row['resource'], row['action'], 'held')
             for row in held if row['resource'] != args.resource])
     rows = manager.retry(args.stack, args.resource)

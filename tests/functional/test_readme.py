@@ -451,5 +451,6 @@ def test_when_a_resource_fails_runs_as_written(faults_server, monkeypatch,
     assert {stack.stack_name: stack.stack_status
             for stack in hc.stacks.list()} == {
         'fails-once': 'CREATE_COMPLETE',
+        'fix-it': 'UPDATE_COMPLETE',
         'attach-fails': 'ROLLBACK_COMPLETE',
         'deploy-fails': 'CREATE_FAILED'}
