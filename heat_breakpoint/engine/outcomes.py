@@ -27,7 +27,9 @@ only hands the resource's data to its dependents, the action is not run
 again; after a failure hold, ``retry`` puts the resource back as it was
 before the action, which then runs again in the same operation, and any
 other release lets the failure go on exactly as stock Heat would have
-let it (:class:`HeldFailure`: the stack fails, rolls back if enabled).
+let it (:class:`HeldFailure`: the stack fails, rolls back if enabled);
+after a failed delete, ``retain`` has Heat forget the resource, left in
+the cloud, and the delete goes on.
 """
 
 import json
@@ -39,6 +41,7 @@ from heat.common import exception
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
+from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import inputs
@@ -46,6 +49,7 @@ from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import stepping
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
+from heat_breakpoint.model import reasons
 
 LOG = logging.getLogger(__name__)
 
@@ -156,6 +160,10 @@ def refusal(record, how: str, resource_id=None):
             return ('The failed %s of %s left physical resource %s: '
                     'retrying would lose it; use continue, clear or a '
                     'stack update' % (action, name, resource_id))
+    if how == protocol.RELEASE_RETAIN and (
+            when != breakpoints.FAILED or action != 'DELETE'):
+        return ('%s is held %s %s: retain applies to a resource held on '
+                'the failure of its delete' % (name, when, action))
     if how == protocol.RELEASE_STEP and when == breakpoints.FAILED:
         return ('%s is held on its %s failure: use retry, continue or '
                 'clear' % (name, action))
@@ -167,14 +175,15 @@ def check_release(rsrc, details) -> None:
     if not isinstance(details, dict) or 'unset_hook' not in details:
         return
     how = details.get(protocol.SIGNAL_KEY)
-    if how not in (protocol.RELEASE_RETRY, protocol.RELEASE_STEP):
+    if how not in (protocol.RELEASE_RETRY, protocol.RELEASE_STEP,
+                   protocol.RELEASE_RETAIN):
         return
     record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details['unset_hook']:
-        if how == protocol.RELEASE_RETRY:
+        if how != protocol.RELEASE_STEP:
             raise exception.InvalidBreakPointHook(
-                message='%s is not held on failure: nothing to retry'
-                % rsrc.name)
+                message='%s is not held on failure: nothing to %s'
+                % (rsrc.name, how))
         return
     why = refusal(record, how, rsrc.resource_id)
     if why:
@@ -211,6 +220,13 @@ def released(rsrc, record, how: str) -> None:
     elif when == breakpoints.FAILED and how == protocol.RELEASE_RETRY:
         # As before the action: the check runs it again.
         hold_records.set_state(rsrc, *record['before'])
+    elif when == breakpoints.FAILED and how == protocol.RELEASE_RETAIN:
+        # Deleted as far as Heat knows (it purges the row as it purges
+        # every deleted resource's); the check hands on as after a hold.
+        text = reasons.retained(record['breakpoint'], rsrc.resource_id)
+        hold_records.set_state(rsrc, rsrc.DELETE, rsrc.COMPLETE, text)
+        events.record(rsrc, text)
+        _note(rsrc, record, PROPAGATE)
     elif when == breakpoints.FAILED:
         _note(rsrc, record, FAIL, error=record.get('error', ''))
 

@@ -28,6 +28,9 @@ RELEASE_CONTINUE = 'continue'
 RELEASE_RUN_TO = 'run to'
 # Run the action of a resource held on failure again, in the same operation.
 RELEASE_RETRY = 'retry'
+# Forget a resource whose delete failed (as ``DeletionPolicy: Retain``
+# does: the physical resource stays in the cloud) and let the delete go on.
+RELEASE_RETAIN = 'retain'
 RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
@@ -39,7 +42,7 @@ RELEASE_FAILED = 'stack failed'
 # (``--nested-depth``); without, every level.
 SIGNAL_DEPTH_KEY = 'breakpoint_depth'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
-            RELEASE_RETRY)
+            RELEASE_RETRY, RELEASE_RETAIN)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running
 # operation without releasing anything: 'set' arms a resource, 'clear'

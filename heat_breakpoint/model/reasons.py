@@ -29,6 +29,9 @@ HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
 HELD_AFTER = 'Breakpoint %(name)s reached after %(action)s (%(hook)s)'
 HELD_FAILED = 'Breakpoint %(name)s reached on %(action)s failure'
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
+# A resource retained after its delete failed: what stays in the cloud.
+RETAINED = ('Retained %(name)s: Heat forgets it, physical resource '
+            '%(physical)s is left in the cloud')
 # What a command changed in the running operation, on the root stack.
 COMMANDED = {
     'set': 'Breakpoint set on %(name)s for this operation',
@@ -107,6 +110,12 @@ def parse_held(reason: str | None) -> dict | None:
         found = match.groupdict()
         return dict(found, hook='pre-' + found['action'].lower())
     return None
+
+
+def retained(name: str, physical_id) -> str:
+    """The event of a resource forgotten by ``retain`` after its delete."""
+    return RETAINED % {'name': printable(name),
+                       'physical': printable(physical_id or 'none')}
 
 
 def released(name: str, how: str) -> str:

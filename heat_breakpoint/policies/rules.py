@@ -16,7 +16,8 @@ allowed to whoever may list the stack's resources (Heat's
 ``resource:index``). Every command that changes the running operation
 (``step``, ``continue``, ``continue --to``, ``set``, ``clear``,
 ``retry``, and the releases an interactive ``watch -i`` sends) is
-allowed to whoever may update the stack (Heat's ``stacks:update``):
+allowed to whoever may update the stack (Heat's ``stacks:update``;
+``retain``, which leaves a resource behind, to whoever may delete it):
 commands travel as resource signals, and Heat's ``resource:signal``
 alone lets readers and ``heat_stack_user`` in. The defaults are Heat's
 for those two rules, new and deprecated alike.
@@ -42,6 +43,7 @@ CONTINUE = 'continue'
 SET = 'set'
 CLEAR = 'clear'
 RETRY = 'retry'
+RETAIN = 'retain'
 
 # As Heat's own personas (heat.policies.base), spelled out so that the
 # rules read the same in a sample generated without Heat.
@@ -66,6 +68,7 @@ _RELEASES = {
     protocol.RELEASE_RUN_TO: CONTINUE,
     protocol.RELEASE_CLEAR: CLEAR,
     protocol.RELEASE_RETRY: RETRY,
+    protocol.RELEASE_RETAIN: RETAIN,
 }
 
 
@@ -130,6 +133,12 @@ rules = [
         'Run the failed action of a resource held on failure again '
         '(breakpoint retry). Default: as stacks:update.',
         _signal('breakpoint_release: retry')),
+    _changing(
+        RETAIN,
+        'Have Heat forget a resource held on the failure of its delete, '
+        'left in the cloud, and let the delete go on (breakpoint retain). '
+        'Default: as stacks:delete.',
+        _signal('breakpoint_release: retain')),
 ]
 
 

@@ -9,7 +9,8 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint list|show|step|continue|clear|retry``."""
+"""``openstack stack breakpoint list|show|step|continue|clear|retry|retain``.
+"""
 
 import argparse
 import logging
@@ -382,3 +383,31 @@ class RetryBreakpoint(command.Lister):
 
     def _say(self, text) -> None:
         _say_lines(self.app.stderr, text)
+
+
+@_user_errors
+def retain_breakpoint(client, args) -> tuple:
+    rows = _manager(client).retain(args.stack, args.resource)
+    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retained'))
+
+
+class RetainBreakpoint(command.Lister):
+    """Leave a resource whose delete failed in the cloud, and go on.
+
+    For a resource held on the failure of its delete: Heat forgets it, as
+    DeletionPolicy Retain does (the physical resource stays in the cloud,
+    a stack event names it) and the delete goes on.
+    """
+
+    log = logging.getLogger(__name__ + '.RetainBreakpoint')
+
+    def get_parser(self, prog_name: str):
+        parser = super().get_parser(prog_name)
+        _add_stack(parser)
+        _add_resource(parser)
+        return parser
+
+    def take_action(self, parsed_args: argparse.Namespace):
+        self.log.debug('take_action(%s)', parsed_args)
+        return retain_breakpoint(self.app.client_manager.orchestration,
+                                 parsed_args)

@@ -272,8 +272,11 @@ class Commanding:
                     breakpoints.FAILED] or rows
         return self.release(stack, name, protocol.RELEASE_STEP, rows)
 
-    def failure_holds(self, stack, name) -> list:
-        """The rows of ``name`` held on its failure; refuses other holds."""
+    def failure_holds(self, stack, name, what='retry') -> list:
+        """The rows of ``name`` held on its failure; refuses other holds.
+
+        ``what``: the command that needs them, for its refusal's words.
+        """
         held = self.held_now(stack)[1]
         rows = [row for row in held if row['resource'] == name]
         for row in rows:
@@ -281,9 +284,9 @@ class Commanding:
             if when != breakpoints.FAILED:
                 raise terms.error(
                     _('%(name)s is held %(when)s %(action)s, not '
-                      'on its failure: retry applies to a '
+                      'on its failure: %(what)s applies to a '
                       'resource held on failure'), name=name,
-                    when=when, action=row['action'])
+                    when=when, action=row['action'], what=what)
         if not rows:
             self.describe(stack, name)  # a name that cannot exist: say so
             raise terms.error(
@@ -300,6 +303,23 @@ class Commanding:
         """
         return self.release(stack, name, protocol.RELEASE_RETRY,
                             self.failure_holds(stack, name))
+
+    def retain(self, stack, name) -> list:
+        """Forget the resource held on the failure of its delete.
+
+        Heat forgets it as ``DeletionPolicy: Retain`` does (the physical
+        resource stays in the cloud) and the delete goes on.
+        """
+        rows = self.failure_holds(stack, name, 'retain')
+        for row in rows:
+            if row['action'] != 'DELETE':
+                raise terms.error(
+                    _('%(name)s is held on the failure of its %(action)s: '
+                      'retain applies to a resource whose delete failed '
+                      '(use retry or continue)'), name=name,
+                    action=row['action'])
+        self._require_plugin(rows, 'retain')
+        return self.release(stack, name, protocol.RELEASE_RETAIN, rows)
 
     @staticmethod
     def _require_plugin(rows, what) -> None:

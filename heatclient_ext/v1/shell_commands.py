@@ -316,3 +316,17 @@ def do_breakpoint_retry(hc, args) -> None:
         print(_('Retrying %(resource)s (%(action)s)') % {
             'resource': printable.printable(row['resource']),
             'action': row['action']})
+
+
+@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
+@utils.arg('resource', metavar='<RESOURCE>',
+           help=_('Resource path of the resource held on the failure of its '
+                  'delete.'))
+def do_breakpoint_retain(hc, args) -> None:
+    """Leave a resource whose delete failed in the cloud, and go on.
+
+    Heat forgets it, as DeletionPolicy Retain does; the delete goes on.
+    """
+    rows = bp_v1.BreakpointManager(hc).retain(args.stack, args.resource)
+    for row in rows:
+        print(_('Retained %(resource)s (%(action)s)') % _safe_row(row))

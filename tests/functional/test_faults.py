@@ -30,10 +30,12 @@ import tempfile
 import time
 import uuid
 
+from heatclient import exc as heat_exc
 import pytest
 import yaml
 
 from heat_breakpoint.server import fixture
+from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -332,3 +334,58 @@ def test_a_seeded_probability_fails_the_same_members_every_run(
         osc(server, 'stack', 'breakpoint', 'continue', stack)
     assert failed[0] == failed[1]
     assert 0 < len(failed[0]) < 20, failed
+
+
+RETAINED = {
+    'heat_template_version': '2018-08-31',
+    'resources': {
+        'data': {'type': 'OS::Cinder::Volume', 'properties': {'size': 1}},
+        'user': {'type': 'OS::Heat::TestResource', 'properties': {
+            'value': {'get_resource': 'data'}}},
+    }}
+
+
+def test_retain_leaves_a_volume_that_cannot_be_deleted_and_deletes_on(
+        server, rule, tmp_path):
+    stack = name('retain')
+    template = tmp_path / 'retained.yaml'
+    template.write_text(yaml.safe_dump(RETAINED))
+    env = tmp_path / 'env.yaml'
+    env.write_text(yaml.safe_dump({'breakpoints': [
+        {'resource': 'data', 'when': 'failed', 'actions': ['delete']}]}))
+    hc = server.client()
+    osc(server, 'stack', 'create', stack, '-t', str(template), '-e',
+        str(env), '--wait')
+    stack_id = hc.stacks.get(stack).id
+    volume = hc.resources.get(stack, 'data').physical_resource_id
+    rule('--resource', 'data', '--action', 'DELETE', '--failure', 'refused')
+
+    # Not a failure hold of a delete (nothing held yet): refused.
+    code, out, err = conftest.run_openstack(
+        server, 'stack', 'breakpoint', 'retain', stack, 'data')
+    assert code == 1 and 'Nothing is held at data' in err
+
+    osc(server, 'stack', 'delete', '-y', stack)
+    row = utils.wait_for(lambda: {
+        r['resource']: r for r in bp_v1.BreakpointManager(hc).held_now(
+            stack_id)[1]}.get('data'), 60, what='data held on failure')
+    assert (row['action'], row['when']) == ('DELETE', 'failed')
+    out = json.loads(osc(server, 'stack', 'breakpoint', 'retain', stack,
+                         'data', '-f', 'json'))
+    assert out == [{'Resource': 'data', 'Action': 'DELETE',
+                    'Result': 'retained'}]
+
+    def gone():
+        try:
+            return hc.stacks.get(stack_id).stack_status == 'DELETE_COMPLETE'
+        except heat_exc.HTTPNotFound:
+            return True
+    utils.wait_for(gone, 60, what='the delete to finish')
+    # The volume Heat forgot is still in the cloud; the rest is not.
+    left = live_objects(server, [stack_id])
+    assert [kind for kind, _name in left] == ['volume'], left
+    retained = [e.resource_status_reason for e in hc.events.list(
+        stack_id, resource_name='data')
+        if e.resource_status_reason.startswith('Retained ')]
+    assert retained == ['Retained data: Heat forgets it, physical resource '
+                        '%s is left in the cloud' % volume]

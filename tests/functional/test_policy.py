@@ -464,6 +464,7 @@ RAW = [
      'continue'),
     ({protocol.COMMAND_KEY: 'clear', protocol.COMMAND_PATH_KEY: 'last'},
      'clear'),
+    ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'retain'}, 'retain'),
 ]
 
 

@@ -40,7 +40,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
 SAMPLE = os.path.join(ROOT, 'etc', 'heat_breakpoint.policy.yaml.sample')
-CHANGING = (rules.STEP, rules.CONTINUE, rules.SET, rules.CLEAR, rules.RETRY)
+CHANGING = (rules.STEP, rules.CONTINUE, rules.SET, rules.CLEAR, rules.RETRY,
+            rules.RETAIN)
 ROLE_SETS = [list(roles) for n in range(3) for roles in
              itertools.combinations(
                  ['reader', 'member', 'admin', 'heat_stack_user'], n)]
@@ -71,6 +72,10 @@ def test_the_rules_and_their_defaults():
         'breakpoints:%s' % action for action in (rules.INDEX,) + CHANGING)
     index = heat_rule('resource:index')
     update = heat_rule('stacks:update')
+    delete = heat_rule('stacks:delete')
+    assert found['breakpoints:retain'].check_str == delete.check_str
+    assert found['breakpoints:retain'].deprecated_rule.check_str == \
+        delete.deprecated_rule.check_str
     assert found['breakpoints:index'].check_str == index.check_str
     assert found['breakpoints:index'].deprecated_rule.check_str == \
         index.deprecated_rule.check_str
@@ -93,6 +98,8 @@ def test_the_rules_and_their_defaults():
      'continue'),
     ({'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'clear'}, 'clear'),
     ({'unset_hook': 'post-create', protocol.SIGNAL_KEY: 'retry'}, 'retry'),
+    ({'unset_hook': 'post-delete', protocol.SIGNAL_KEY: 'retain'},
+     'retain'),
     ({protocol.COMMAND_KEY: 'set'}, 'set'),
     ({protocol.COMMAND_KEY: 'clear'}, 'clear'),
     ({protocol.COMMAND_KEY: 'to'}, 'continue'),
