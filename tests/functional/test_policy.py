@@ -52,6 +52,7 @@ from heat_breakpoint.model import registry
 from heatclient_ext import exceptions as bp_exceptions
 from heatclient_ext.terminal import watch_session as bp_watch
 from heatclient_ext.v1 import dependency_graph as bp_graph
+from heatclient_ext.v1 import editing
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_outcomes
@@ -584,3 +585,24 @@ def test_member_paths_with_rbac_off(heat_server, fe):
     """The local server's default: noauth's admin, legacy defaults."""
     member_does_everything(HeaderCallers(heat_server), fe, 'admin@admin',
                            'policy-default-' + fe)
+
+
+def test_reader_cannot_fix_and_go_on(rbac, held_stack):
+    """An edit is a stack update: Heat's own rules refuse a reader.
+
+    Before anything is sent (the preview), and the update itself too.
+    """
+    hc = rbac.client(READER)
+    manager = bp_v1.BreakpointManager(hc)
+    before = rbac.client(MEMBER).stacks.get(held_stack)
+    with pytest.raises(bp_exceptions.BreakpointCommandError) as raised:
+        manager.edit(held_stack, editing.Edit(parameters=('fail=false',)))
+    assert str(raised.value) == (
+        'Cannot apply the edit: You are not authorized to use '
+        'stacks:preview_update_patch; nothing changed')
+    with pytest.raises(heat_exc.HTTPForbidden):
+        hc.stacks.update(stack_id='%s/%s' % (held_stack, before.id),
+                         existing=True, parameters={'fail': 'false'})
+    after = rbac.client(MEMBER).stacks.get(held_stack)
+    assert after.updated_time == before.updated_time
+    assert after.stack_status == 'CREATE_IN_PROGRESS'
