@@ -15,7 +15,8 @@ What a held resource is called on the screen (:func:`hold_text`), what
 the prompt asks and what Enter does there (:func:`prompt_text`,
 :func:`enter_meaning`: it depends on the kind of hold), and what an
 answer asks (:func:`parse_answer`: ``set R``, ``clear R``, ``to R``,
-``retry [R]``, ``c``, ``cancel``, ``q``, ``help``, a name or a glob).
+``retry [R]``, ``retain R``, ``c``, ``cancel``, ``q``, ``help``, a name
+or a glob).
 ``watch --interactive`` uses them; so can any other front end that
 speaks to a person (the DAP adapter's debug console), so that the same
 answer means the same thing everywhere.
@@ -36,9 +37,11 @@ Answer = collections.namedtuple('Answer', ('verb', 'arg'))
 STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP, QUIT = (
     'step', 'release', 'continue', 'to', 'set', 'clear', 'retry', 'cancel',
     'help', 'quit')
+RETAIN = 'retain'
 _WORDS = {'c': CONTINUE, 'continue': CONTINUE, 'cancel': CANCEL,
           'q': QUIT, 'quit': QUIT, '?': HELP, 'help': HELP, 'h': HELP}
-_WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR, 'retry': RETRY}
+_WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR, 'retry': RETRY,
+             'retain': RETAIN}
 _GLOB = re.compile(r'[*?\[]')
 
 #: The prompt while nothing is held, shown once something is typed.
@@ -58,6 +61,8 @@ HELP_LINES = (
     _('set R      arm a breakpoint on R for the rest of this operation'),
     _('clear R    release R, or disarm its breakpoint'),
     _('retry [R]  run the failed action of R (held on failure) again'),
+    _('retain R   leave R, whose delete failed, in the cloud; the delete '
+      'goes on'),
     _('cancel     cancel the operation: an update rolls back, a create '
       'is stopped and the stack deleted'),
     _('q          leave: the operation stays as it is'),

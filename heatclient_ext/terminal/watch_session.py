@@ -111,6 +111,7 @@ class Session:
         self.cancelled = False
         self._named = None
         self._seen_running = False
+        self._running = None  # the status of the operation followed
         self.rollback = reading.RollbackAhead(
             lambda stack: self.manager.get_stack(stack), clock)
 
@@ -177,6 +178,7 @@ class Session:
             self._follow(snap, held)
             if snap.status.endswith('_IN_PROGRESS'):
                 self._seen_running = True
+                self._superseded(snap)
             elif self._seen_running and self.rollback.pending(
                     self.stack, snap.status):
                 self.show(snap)  # its rollback is about to begin
@@ -218,6 +220,21 @@ class Session:
             self.say(_('%(name)s is no longer held: %(why)s') % {
                 'name': printable(named), 'why': gone_reason(snap, named)})
         self.screen.prompted = None
+
+    def _superseded(self, snap) -> None:
+        """Say so when a newer operation took over the one followed.
+
+        A stack update of a running operation (a fix, from here or from
+        another client) supersedes it: the session follows the new one.
+        """
+        now = (snap.status, (snap.progress or {}).get('started'))
+        before, self._running = self._running, now
+        if before is None or before == now or \
+                snap.status.startswith('ROLLBACK') or not now[1]:
+            return
+        self.say(_('a newer operation (%(status)s) superseded the one '
+                   'followed (%(before)s): following it') % {
+                       'status': snap.status, 'before': before[0]})
 
     def _left_text(self, how, fresh=True) -> str:
         if fresh:
@@ -329,6 +346,10 @@ class Session:
             self.say(_('running to %(to)s: released %(names)s') % {
                 'to': printable(arg),
                 'names': prompt.names_text([r['resource'] for r in rows])})
+        elif verb == prompt.RETAIN:
+            self.manager.retain(self.stack, arg)
+            self.say(_('retained %s: Heat forgets it, the delete goes on')
+                     % printable(arg))
         elif verb == SET:
             self.manager.set(self.stack, arg)
             self.say(_('armed %s for the rest of this operation')

@@ -221,3 +221,33 @@ def test_update_interactive_cancel_rolls_back_and_holds_nothing(
     for name in NODES:
         assert heat.resources.get(stack_name, name).attributes[
             'output'] == 'one', name
+
+
+def test_a_fix_from_another_client_is_followed(heat_server, heat,
+                                               stack_name, panes, tmp_path):
+    from tests.functional import conftest
+    from tests.functional import test_fix_and_continue as fix
+    template = fix.chain(tmp_path)
+    code, _out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', template, '--breakpoint', 'vol',
+        stack_name)
+    assert code == 0, err
+    utils.wait_for(lambda: held(heat_server, stack_name) == ['vol'], 60,
+                   what='vol held')
+    pane = watch_pane(heat_server, panes, 'openstack', 'stack', 'breakpoint',
+                      'watch', '-i', stack_name, '--interval', '0.5')
+    pane.wait('Release vol?')
+    # Another client fixes the parameter: the operation is superseded.
+    code, _out, err = conftest.run_openstack(
+        heat_server, 'stack', 'update', '--existing', '--parameter',
+        'size=5', stack_name)
+    assert code == 0, err
+    pane.wait('a newer operation (UPDATE_IN_PROGRESS) superseded the one '
+              'followed (CREATE_IN_PROGRESS): following it')
+    utils.wait_for(lambda: 'Release vol?' in pane.screen().split(
+        'following it')[-1], 60, what='vol held again')
+    pane.answer('c')
+    screen = pane.wait('EXIT=0')
+    assert 'Stack %s UPDATE_COMPLETE' % stack_name in screen
+    stack = heat.stacks.get(stack_name)
+    assert fix.output(stack) == {'out': 'first-5'}

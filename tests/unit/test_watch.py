@@ -626,3 +626,13 @@ def test_holds_deeper_than_the_depth_watched_are_said():
         '| 2 held deeper than --nested-depth')
     assert '1 more held deeper' in '\n'.join(
         watch.frame(snap(rows=HELD[:1])._replace(deeper=1)))
+
+
+def test_retain_takes_one_resource():
+    from heatclient_ext.terminal import prompt as bp_prompt
+    held = [{'resource': 'data', 'when': 'failed', 'action': 'DELETE'}]
+    assert bp_prompt.parse_answer('retain data', held) == (
+        bp_prompt.RETAIN, 'data')
+    with pytest.raises(bp_prompt.AnswerError):
+        bp_prompt.parse_answer('retain', held)
+    assert any(line.startswith('retain R') for line in bp_prompt.HELP_LINES)
