@@ -262,6 +262,8 @@ def explain(found, path, action: str, when: str = breakpoints.BEFORE,
     nothing there). A disarmed exact rule (``clear R``) keeps every
     pattern off R.
     """
+    if not breakpoints.addressable(path):
+        return None  # it could never be released (breakpoints.NOT_ASCII)
     disarmed = None
     for rule in found:
         if rule.first_only and not first:

@@ -387,6 +387,7 @@ def _wrap_hooks(cls) -> None:
     from heat_breakpoint.engine import outcomes
     from heat_breakpoint.engine import parking
     from heat_breakpoint.engine import releases
+    from heat_breakpoint.model import breakpoints
 
     break_if_required = cls._break_if_required
     unset_hook = cls._unset_hook
@@ -405,6 +406,8 @@ def _wrap_hooks(cls) -> None:
             bp = facts.find_breakpoint(self, action, 'after')
         if bp is None:
             yield from break_if_required(self, action, hook)
+        elif not breakpoints.addressable((self.name,)):
+            return  # a marked hook no release could reach: no hold
         elif not self.stack.convergence:
             yield from parking.hold_cooperatively(self, action, bp)
         # Under convergence the check's pipeline has held already.

@@ -54,6 +54,15 @@ WHEN_DEFAULT_ACTIONS = {BEFORE: DEFAULT_ACTIONS, AFTER: DEFAULT_ACTIONS,
 _HOOK_PREFIX = {BEFORE: 'pre-', AFTER: 'post-'}
 MAX_BREAKPOINTS = 200
 MAX_NAME_LENGTH = 255
+# Heat's API reads a resource's URL as Latin-1 (PEP 3333's PATH_INFO,
+# never decoded again): a resource whose name is not ASCII cannot be shown
+# or signalled, so a hold there could never be released, by stock hook
+# clear either. Such names are refused, and no pattern holds them
+# (:func:`addressable`).
+NOT_ASCII = ("%s: Heat's API cannot address a resource whose name is not "
+             "ASCII (resource show, signal and hook clear fail), so a hold "
+             "there could never be released; give the resource an ASCII "
+             "name")
 MAX_DEPTH = 10
 
 
@@ -283,6 +292,8 @@ def _check_segment(where: str, segment: str) -> None:
         raise BreakpointError(
             '%s: a name is %d characters long (limit: %d)'
             % (where, len(segment), MAX_NAME_LENGTH))
+    if not segment.isascii():
+        raise BreakpointError(NOT_ASCII % where)
 
 
 def _normalise_when(when: object) -> str:
@@ -353,6 +364,15 @@ def from_hooks(hooks: typing.Union[str, typing.Sequence[str]]
                               'or all post-*')
     when, actions = found.popitem()
     return when, tuple(actions)
+
+
+def addressable(resource_path: typing.Sequence[str]) -> bool:
+    """Whether a hold at ``resource_path`` could be released (ASCII).
+
+    See :data:`NOT_ASCII`: a pattern matching a resource that fails this
+    does not hold it.
+    """
+    return all(str(name).isascii() for name in resource_path)
 
 
 def parse_name(text: str, actions: typing.Union[str, typing.Iterable[str],

@@ -844,3 +844,19 @@ def test_a_lone_star_is_every_resource_at_any_depth():
     assert not every.matches('outer/leaf', 'create', 'before')
     assert not bp.parse_name('*/x').matches('outer/inner/x')
     assert not bp.parse_name('web_*').matches('tier/web_1')
+
+
+@pytest.mark.parametrize('name', ['web_\U0001F600', '\u0434\u0431',
+                                  'tier/\u0434\u0431', '\u0434\u0431/web'])
+def test_a_name_that_is_not_ascii_is_refused(name):
+    with pytest.raises(bp.BreakpointError) as raised:
+        bp.parse_name(name)
+    assert str(raised.value) == bp.NOT_ASCII % (
+        'breakpoint %s' % bp.quoted(name))
+
+
+def test_addressable_paths_are_ascii_at_every_level():
+    assert bp.addressable(('tier', 'web'))
+    assert bp.addressable(('r' * bp.MAX_NAME_LENGTH,))
+    assert not bp.addressable(('tier', 'web_\U0001F600'))
+    assert not bp.addressable(('\u0434\u0431', 'web'))

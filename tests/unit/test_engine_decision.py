@@ -383,3 +383,12 @@ def test_a_list_of_breakpoints_changed_since_is_read_again():
     found[:] = bps('b')
     assert decision.decide(decision.rules(found, operation_state.State()),
                            ('b',), 'create')
+
+
+def test_no_pattern_holds_a_resource_no_release_could_reach():
+    found = decision.rules(breakpoints.parse_names(['*', 'tier/*']),
+                           operation_state.State())
+    assert decision.decide(found, ('web',), 'create') is not None
+    assert decision.decide(found, ('web_\U0001F600',), 'create') is None
+    assert decision.decide(found, ('tier', '\u0434\u0431'), 'create') is None
+    assert decision.explain(found, ('\u0434\u0431',), 'create') is None
