@@ -235,16 +235,25 @@ def _rules(env_breakpoints, state) -> list:
                      first_only=rule.first_only) for rule in found] + [
             Rule(bp, ENVIRONMENT, armed=False, why='cancel')
             for bp in env_breakpoints]
-    elif state.mode == target_kinds.RUN_TO:
+    own = frozenset()
+    if state.mode == target_kinds.RUN_TO:
         # A target stepped into since is still what was run to.
         to = [path for path, kind in
               operation_state.target_items(state.targets)
               if target_kinds.ran_to(kind)]
         why = 'run to %s' % ', '.join(to) if to else 'run to'
+        # What is run to keeps its own breakpoints (after, on change...):
+        # they hold it as they would have, in place of a plain before.
+        own = frozenset(bp.name for bp in env_breakpoints if bp.name in to)
+        found = [rule for rule in found if not (
+            rule.source == RUN_TO and not rule.first_only and
+            rule.name in own)]
     cleared = {rule.breakpoint.key for rule in found
                if not rule.armed and not rule.first_only}
     for bp in env_breakpoints:
-        if why:
+        if bp.name in own:
+            found.append(Rule(bp, ENVIRONMENT))
+        elif why:
             found.append(Rule(bp, ENVIRONMENT, armed=False, why=why))
         elif bp.key in cleared:
             found.append(Rule(bp, ENVIRONMENT, armed=False, why='clear'))

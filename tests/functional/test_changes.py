@@ -330,3 +330,34 @@ def test_set_on_replace_during_the_update(heat_server, heat, stack_name):
     osc(heat_server, 'step', stack_name, 'r')
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
     assert physical_ids(heat, stack_name)['r'] != before['r']
+
+
+def chain_of(value):
+    """a -> r -> b: r changes in place with ``value``, a and b never."""
+    return {'heat_template_version': '2018-08-31', 'resources': {
+        'a': _test_resource('same'),
+        'r': _test_resource({'list_join': ['-', [
+            {'get_attr': ['a', 'output']}, value]]}),
+        'b': _test_resource({'get_attr': ['r', 'output']})}}
+
+
+def test_continue_to_keeps_the_on_change_breakpoint_of_its_target(
+        heat_server, heat, stack_name):
+    create(heat, stack_name, chain_of('one'))
+    environment = registry.apply_to_environment(
+        env('a', when=breakpoints.BEFORE),
+        breakpoints.parse_names(['r'], when=breakpoints.CHANGED))
+    heat.stacks.update(stack_name, template=chain_of('two'),
+                       environment=environment)
+    wait_held(heat, stack_name, ['a'])
+    osc(heat_server, 'continue', stack_name, '--to', 'r')
+    held = wait_held(heat, stack_name, ['r'])
+    # r holds on its planned change, as its own breakpoint says.
+    assert held['r']['change'] == 'in-place'
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'r', '-f',
+                           'json'))
+    assert shown['change']['kind'] == 'in-place'
+    assert shown['change']['properties']['value'] == {
+        'old': 'same-one', 'new': 'same-two'}
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')

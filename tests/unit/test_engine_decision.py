@@ -392,3 +392,23 @@ def test_no_pattern_holds_a_resource_no_release_could_reach():
     assert decision.decide(found, ('web_\U0001F600',), 'create') is None
     assert decision.decide(found, ('tier', '\u0434\u0431'), 'create') is None
     assert decision.explain(found, ('\u0434\u0431',), 'create') is None
+
+
+def test_run_to_keeps_the_own_breakpoints_of_what_it_runs_to():
+    env = (breakpoints.parse_names(['r'], None, breakpoints.CHANGED) +
+           breakpoints.parse_names(['x']))
+    found = decision.rules(env, operation_state.State(
+        mode=target_kinds.RUN_TO, targets={'r': target_kinds.RUN_TO}))
+    # r holds where its own breakpoint says (only if the update changes
+    # it), not before every update; the rest is disarmed.
+    rule = decision.decide(found, ('r',), 'update', breakpoints.CHANGED)
+    assert rule is not None and rule.source == decision.ENVIRONMENT
+    assert decision.decide(found, ('r',), 'update') is None
+    assert decision.decide(found, ('x',), 'create') is None
+    assert decision.explain(found, ('x',), 'create').why == 'run to r'
+    # Run to a resource with no breakpoint of its own: held before.
+    found = decision.rules(env, operation_state.State(
+        mode=target_kinds.RUN_TO, targets={'y': target_kinds.RUN_TO}))
+    assert decision.decide(found, ('y',), 'update').source == decision.RUN_TO
+    assert decision.decide(found, ('r',), 'update',
+                           breakpoints.CHANGED) is None
