@@ -869,3 +869,25 @@ def test_api_fuzz_sections(heat_server):
     assert len(sent) >= 50, 'only %d malformed examples sent' % len(sent)
     names = {stack.stack_name for stack in heat.stacks.list()}
     assert not names & set(sent)
+
+
+def test_a_typo_in_a_nested_path_is_refused_at_create(heat_server, heat,
+                                                      stack_name):
+    """The nested template beside the root names what the path may say."""
+    app = os.path.join(os.path.dirname(__file__), '..', '..', 'examples',
+                       'app.yaml')
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', app, '--breakpoint',
+        'app_tier/web_11', stack_name)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        "breakpoint 'app_tier/web_11': 'web_11' matches no resource of "
+        "'app_tier' (app_tier.yaml); closest: web_1, web_2 (resources: "
+        "web_1, web_2)")
+    assert stack_name not in [s.stack_name for s in heat.stacks.list()]
+    # A pattern, and a right name, are taken.
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', app, '--dry-run',
+        '--breakpoint', 'app_tier/web_*', '--breakpoint', 'app_tier/web_2',
+        stack_name)
+    assert code == 0, err
