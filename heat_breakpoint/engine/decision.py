@@ -353,6 +353,18 @@ def eligible(check: 'facts.Check', action: str,
     return False
 
 
+def may_act_in(operation: str, bp: breakpoints.Breakpoint) -> bool:
+    """Whether ``bp`` names an action a stack ``operation`` may run.
+
+    A stack create only creates, a delete only deletes (see
+    :func:`eligible`); an update may do all three.
+    """
+    operation = (operation or '').lower()
+    if operation in ('create', 'delete'):
+        return operation in bp.actions
+    return True
+
+
 def hold(check: 'facts.Check', action: str,
          when: str = breakpoints.BEFORE) -> typing.Optional[Rule]:
     """The rule that holds the checked resource ``when`` of ``action``.

@@ -190,6 +190,12 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
                 rule.breakpoint.key in shown_keys):
             continue  # a clear of a breakpoint the environment names
         state = ARMED if rule.armed else DISARMED
+        why = rule.why
+        if state == ARMED and root['status'] == _IN_PROGRESS and \
+                not decision.may_act_in(root['action'], rule.breakpoint):
+            # No action of it is run in this operation (a create-only
+            # breakpoint in a delete): it cannot hold here.
+            state, why = DISARMED, 'not in a %s' % root['action'].lower()
         before = rule.breakpoint.when in commands.BEFORE_WHENS
         if rule.name in done or (before and rule.name in begun):
             # Done is what the resource is, whatever disarmed the rule;
@@ -197,6 +203,7 @@ def _rule_rows(conn, found, held_rows, root, stacks, db_stack) -> list:
             # breakpoint no longer holds.
             state = DONE
         row = _rule_row(rule, state, ident)
+        row['why'] = why
         if rule.source != decision.ENVIRONMENT and \
                 root['status'] == _IN_PROGRESS:
             # Said during the operation: it applies to its action.

@@ -258,3 +258,39 @@ def test_show_of_a_resource_an_update_adds_has_no_unset_pairs(
                for diff in shown['change']['properties'].values())
     cli_rows(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+
+
+def test_a_delete_shows_create_breakpoints_as_unable_to_hold(
+        heat_server, heat, stack_name, tmp_path):
+    from tests.functional import conftest
+    env = tmp_path / 'env.yaml'
+    env.write_text('breakpoints:\n'
+                   '  - first\n'
+                   '  - {resource: last, actions: [delete]}\n')
+    template = tmp_path / 'pair.yaml'
+    template.write_text(
+        'heat_template_version: 2018-08-31\n'
+        'resources:\n'
+        '  first: {type: OS::Heat::TestResource}\n'
+        '  last:\n'
+        '    type: OS::Heat::TestResource\n'
+        '    properties: {value: {get_attr: [first, output]}}\n')
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', str(template), '-e', str(env),
+        stack_name)
+    assert code == 0, err
+    manager = bp_v1.BreakpointManager(heat)
+    utils.wait_for(lambda: [r['resource'] for r in
+                            manager.held_now(stack_name)[1]] == ['first'],
+                   60, what='first held')
+    manager.continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    heat.stacks.delete(stack_name)
+    utils.wait_for(lambda: [r['resource'] for r in
+                            manager.held_now(stack_name)[1]] == ['last'],
+                   60, what='last held before its delete')
+    rows = {row['resource']: row for row in manager.list(stack_name)}
+    assert rows['last']['state'] == 'held'
+    assert (rows['first']['state'], rows['first']['why']) == (
+        'disarmed', 'not in a delete')
+    manager.continue_(stack_name)

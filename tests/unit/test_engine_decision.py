@@ -412,3 +412,14 @@ def test_run_to_keeps_the_own_breakpoints_of_what_it_runs_to():
     assert decision.decide(found, ('y',), 'update').source == decision.RUN_TO
     assert decision.decide(found, ('r',), 'update',
                            breakpoints.CHANGED) is None
+
+
+def test_what_an_operation_may_act_on():
+    create_update = breakpoints.parse_name('a')
+    delete = breakpoints.parse_name('a', 'delete')
+    assert decision.may_act_in('DELETE', delete)
+    assert not decision.may_act_in('DELETE', create_update)
+    assert decision.may_act_in('CREATE', create_update)
+    assert not decision.may_act_in('CREATE', delete)
+    assert decision.may_act_in('UPDATE', delete)
+    assert decision.may_act_in('UPDATE', create_update)
