@@ -21,10 +21,15 @@ packages are required: a missing one fails with what to run.
 
 import glob
 import os
+import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 import pytest
 import yaml
@@ -40,6 +45,7 @@ FILES = sorted(os.path.basename(path)
                for path in glob.glob(os.path.join(HERE, '*.test.js')))
 RUN_TIMEOUT = 600
 CORPUS_TEMPLATE = 'hot/servers_in_new_neutron_net.yaml'
+CHAIN = os.path.join(HERE, 'templates', 'chain.yaml')
 
 
 def adapter_command():
@@ -142,6 +148,182 @@ def test_port_serves_one_session_after_another(heat_server, heat,
         missing = _session_over_tcp(port, heat_server.endpoint, 'no-such')
         assert missing[2]['success'] is False
         assert missing[2]['message'] == 'Stack not found: no-such'
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+class Adapter:
+    """``heat-breakpoint dap`` on stdin/stdout, driven as an editor does."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen(
+            [adapter_command(), 'dap'], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.messages = queue.Queue()
+        self.said = []
+        self.seq = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                message = framing.read_message(self.proc.stdout)
+            except (OSError, ValueError):
+                message = None
+            if message is not None and message.get('event') == 'output':
+                self.said.append(message['body']['output'])
+            self.messages.put(message)
+            if message is None:
+                return
+
+    def request(self, command, **arguments):
+        self.seq += 1
+        self.proc.stdin.write(framing.encode({
+            'seq': self.seq, 'type': 'request', 'command': command,
+            'arguments': arguments}))
+        self.proc.stdin.flush()
+        return self.seq
+
+    def wait(self, predicate, timeout=120):
+        """The first message ``predicate`` accepts, and when it came."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                message = self.messages.get(
+                    timeout=max(0, deadline - time.monotonic()))
+            except queue.Empty:
+                message = None
+            if message is None:
+                raise AssertionError('nothing awaited came; said: %s'
+                                     % ''.join(self.said)[-3000:])
+            if predicate(message):
+                return time.monotonic(), message
+
+    def response(self, seq, timeout=120):
+        return self.wait(lambda m: m.get('type') == 'response' and
+                         m.get('request_seq') == seq, timeout)[1]
+
+
+def _dap_dirs():
+    return set(glob.glob(os.path.join(tempfile.gettempdir(),
+                                      'heat-breakpoint-dap-*')))
+
+
+def _processes_with(text):
+    found = []
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % pid, 'rb') as cmdline:
+                if text.encode() in cmdline.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _held_on_own_heat(adapter):
+    """initialize, launch with no endpoint, held at b: the state dir."""
+    adapter.request('initialize', adapterID='heat')
+    adapter.request('launch', template=CHAIN, stack='leak-free')
+    adapter.wait(lambda m: m.get('event') == 'initialized')
+    adapter.request('setFunctionBreakpoints', breakpoints=[{'name': 'b'}])
+    adapter.request('configurationDone')
+    adapter.wait(lambda m: m.get('event') == 'stopped')
+    [ready] = [line for line in adapter.said
+               if line.startswith('Local Heat ready at')]
+    return ready.split('(state in ')[1].split(')')[0]
+
+
+#: Seconds between closing the adapter's stdin and the signal: from at
+#: once to well after the cleanup began (it takes about a second).
+DELAYS = (0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
+if os.environ.get('HEAT_DAP_SLOW'):  # every delay, several times
+    DELAYS = DELAYS * 3 + (0.02, 0.4, 0.6, 1.0, 1.5)
+
+
+@pytest.mark.parametrize('delay', DELAYS)
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM],
+                         ids=['SIGINT', 'SIGTERM'])
+def test_stdin_closed_then_a_signal_leaves_no_local_heat(signum, delay):
+    """nvim-dap's end: stdin closed and SIGINT at once (VS Code: SIGTERM).
+
+    However the signal falls in the adapter's cleanup, the local Heat it
+    started is stopped, its directory gone, and the adapter exits 0.
+    """
+    before = _dap_dirs()
+    adapter = Adapter()
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        assert _processes_with(state_dir)
+        adapter.proc.stdin.close()
+        time.sleep(delay)
+        adapter.proc.send_signal(signum)
+        assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert not os.path.exists(state_dir)
+    assert _dap_dirs() - before == set()
+
+
+def test_disconnect_is_answered_before_the_local_heat_stops():
+    adapter = Adapter()
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        sent = time.monotonic()
+        seq = adapter.request('disconnect', terminateDebuggee=True)
+        answer = adapter.response(seq)
+        took = time.monotonic() - sent
+        assert answer['success'], answer
+        # Answered first, then stopped (which takes a second or more).
+        assert took < 0.5, took
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert not os.path.exists(state_dir)
+
+
+def test_a_killed_adapter_leaves_no_local_heat():
+    """kill -9: nothing of the adapter runs; its server stops by itself."""
+    adapter = Adapter()
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        adapter.proc.kill()
+        adapter.proc.wait(30)
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    deadline = time.monotonic() + 60
+    while (_processes_with(state_dir) or os.path.exists(state_dir)) and \
+            time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_with(state_dir) == []
+    assert not os.path.exists(state_dir)
+
+
+def test_port_header_without_content_length_ends_the_connection():
+    port = conftest.free_port()
+    proc = subprocess.Popen([adapter_command(), 'dap', '--port', str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert 'listening' in proc.stderr.readline()
+        with socket.create_connection(('127.0.0.1', port),
+                                      timeout=30) as conn:
+            conn.sendall(b'Content-Type: application/json\r\n\r\n{}')
+            reader = conn.makefile('rb')
+            said = framing.read_message(reader)
+            assert said['event'] == 'output', said
+            assert said['body']['output'] == (
+                'the session ends: a header block without Content-Length\n')
+            # Closed: the end of the stream, not a wait for more.
+            assert framing.read_message(reader) is None
     finally:
         proc.terminate()
         proc.wait(30)
