@@ -27,7 +27,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
@@ -156,10 +155,12 @@ def test_port_serves_one_session_after_another(heat_server, heat,
 class Adapter:
     """``heat-breakpoint dap`` on stdin/stdout, driven as an editor does."""
 
-    def __init__(self):
+    def __init__(self, tmp=None):
+        # Its own temporary folder: what it leaves there is its own.
+        env = dict(os.environ, TMPDIR=str(tmp)) if tmp else None
         self.proc = subprocess.Popen(
             [adapter_command(), 'dap'], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         self.messages = queue.Queue()
         self.said = []
         self.seq = 0
@@ -205,11 +206,6 @@ class Adapter:
                          m.get('request_seq') == seq, timeout)[1]
 
 
-def _dap_dirs():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(),
-                                      'heat-breakpoint-dap-*')))
-
-
 def _processes_with(text):
     found = []
     for pid in os.listdir('/proc'):
@@ -238,8 +234,9 @@ def _held_on_own_heat(adapter):
 
 
 #: Seconds between closing the adapter's stdin and the signal: from at
-#: once to well after the cleanup began (it takes about a second).
-DELAYS = (0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
+#: once to well after the cleanup began (it takes about a second);
+#: negative, the signal first and stdin closed that long after.
+DELAYS = (-0.05, 0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
 if os.environ.get('HEAT_DAP_SLOW'):  # every delay, several times
     DELAYS = DELAYS * 3 + (0.02, 0.4, 0.6, 1.0, 1.5)
 
@@ -247,31 +244,36 @@ if os.environ.get('HEAT_DAP_SLOW'):  # every delay, several times
 @pytest.mark.parametrize('delay', DELAYS)
 @pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM],
                          ids=['SIGINT', 'SIGTERM'])
-def test_stdin_closed_then_a_signal_leaves_no_local_heat(signum, delay):
+def test_stdin_closed_then_a_signal_leaves_no_local_heat(
+        signum, delay, tmp_path):
     """nvim-dap's end: stdin closed and SIGINT at once (VS Code: SIGTERM).
 
     However the signal falls in the adapter's cleanup, the local Heat it
     started is stopped, its directory gone, and the adapter exits 0.
     """
-    before = _dap_dirs()
-    adapter = Adapter()
+    adapter = Adapter(tmp_path)
     try:
         state_dir = _held_on_own_heat(adapter)
         assert _processes_with(state_dir)
-        adapter.proc.stdin.close()
-        time.sleep(delay)
-        adapter.proc.send_signal(signum)
+        if delay < 0:
+            adapter.proc.send_signal(signum)
+            time.sleep(-delay)
+            adapter.proc.stdin.close()
+        else:
+            adapter.proc.stdin.close()
+            time.sleep(delay)
+            adapter.proc.send_signal(signum)
         assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
     finally:
         if adapter.proc.poll() is None:
             adapter.proc.kill()
     assert _processes_with(state_dir) == []
     assert not os.path.exists(state_dir)
-    assert _dap_dirs() - before == set()
+    assert os.listdir(tmp_path) == []
 
 
-def test_disconnect_is_answered_before_the_local_heat_stops():
-    adapter = Adapter()
+def test_disconnect_is_answered_before_the_local_heat_stops(tmp_path):
+    adapter = Adapter(tmp_path)
     try:
         state_dir = _held_on_own_heat(adapter)
         sent = time.monotonic()
@@ -286,12 +288,12 @@ def test_disconnect_is_answered_before_the_local_heat_stops():
         if adapter.proc.poll() is None:
             adapter.proc.kill()
     assert _processes_with(state_dir) == []
-    assert not os.path.exists(state_dir)
+    assert os.listdir(tmp_path) == []
 
 
-def test_a_killed_adapter_leaves_no_local_heat():
+def test_a_killed_adapter_leaves_no_local_heat(tmp_path):
     """kill -9: nothing of the adapter runs; its server stops by itself."""
-    adapter = Adapter()
+    adapter = Adapter(tmp_path)
     try:
         state_dir = _held_on_own_heat(adapter)
         adapter.proc.kill()
@@ -304,7 +306,7 @@ def test_a_killed_adapter_leaves_no_local_heat():
             time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_with(state_dir) == []
-    assert not os.path.exists(state_dir)
+    assert os.listdir(tmp_path) == []
 
 
 def test_port_header_without_content_length_ends_the_connection():
@@ -327,3 +329,28 @@ def test_port_header_without_content_length_ends_the_connection():
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_sigterm_cancels_a_stack_launched_on_an_endpoint(heat_server, heat,
+                                                         stack_name):
+    """As the end of its stdin would: nothing stays held for nobody."""
+    adapter = Adapter()
+    try:
+        adapter.request('initialize', adapterID='heat')
+        adapter.request('launch', template=CHAIN, stack=stack_name,
+                        endpoint=heat_server.endpoint)
+        adapter.wait(lambda m: m.get('event') == 'initialized')
+        adapter.request('setFunctionBreakpoints',
+                        breakpoints=[{'name': 'b'}])
+        adapter.request('configurationDone')
+        adapter.wait(lambda m: m.get('event') == 'stopped')
+        adapter.proc.send_signal(signal.SIGTERM)
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert 'cancelled the create: the stack is deleted\n' in adapter.said
+    deadline = time.monotonic() + 60
+    while any(st.stack_name == stack_name for st in heat.stacks.list()):
+        assert time.monotonic() < deadline, 'the stack is still there'
+        time.sleep(0.5)
