@@ -48,6 +48,8 @@ LOG = logging.getLogger(__name__)
 #: Seconds between refreshes: a hold reaches the editor well within 0.5 s.
 POLL = 0.2
 CONFIGURE_TIMEOUT = 10
+#: How long ``terminate`` waits for the operation's end before it answers.
+TERMINATE_WAIT = 10
 FRAMES_PER_THREAD = 100
 
 
@@ -101,6 +103,7 @@ class Session:
         self.frames = {}  # frame id -> (path, Definition or None, index)
         self.seen_events = set()
         self.finished = threading.Event()
+        self.told_end = threading.Event()  # exited and terminated sent
         self.ended = threading.Event()  # disconnect: stop reading
         # Whether the editor left (disconnect, or the connection lost),
         # decided once, against a launch that may still be starting.
@@ -416,6 +419,7 @@ class Session:
         self.event('exited', {'exitCode': 0 if status.endswith('_COMPLETE')
                               else 1})
         self.event('terminated')
+        self.told_end.set()
 
     # -- looking
 
@@ -526,7 +530,14 @@ class Session:
         self._control().pause()
 
     def on_terminate(self, args) -> None:
+        """Cancel; answer once the operation ended (or after a while).
+
+        nvim-dap closes the session on the answer: ``exited`` and
+        ``terminated`` must come before it to be seen at all.
+        """
         self.cancel()
+        if self.poller is not None:
+            self.told_end.wait(TERMINATE_WAIT)
 
     def on_evaluate(self, args) -> dict:
         expression = (args.get('expression') or '').strip()

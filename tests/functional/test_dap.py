@@ -354,3 +354,23 @@ def test_sigterm_cancels_a_stack_launched_on_an_endpoint(heat_server, heat,
     while any(st.stack_name == stack_name for st in heat.stacks.list()):
         assert time.monotonic() < deadline, 'the stack is still there'
         time.sleep(0.5)
+
+
+def test_terminate_is_answered_after_exited(tmp_path):
+    """nvim-dap closes the session on terminate's answer: exited first."""
+    adapter = Adapter(tmp_path)
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        seq = adapter.request('terminate')
+        _at, first = adapter.wait(lambda m: m.get('event') in (
+            'exited', 'terminated') or m.get('request_seq') == seq)
+        assert first.get('event') == 'exited', first
+        assert adapter.response(seq)['success']
+        adapter.proc.stdin.close()  # and SIGINT at once, as nvim-dap
+        adapter.proc.send_signal(signal.SIGINT)
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert os.listdir(tmp_path) == []
