@@ -158,9 +158,13 @@ class _Run:
         self.code = 0
 
     def stdio(self, sessions) -> None:
+        # A reader of our own, not sys.stdin's: when a signal ends the
+        # adapter, this thread may still be blocked in it, and the
+        # interpreter closes sys.stdin at exit, which would wait for the
+        # lock this thread holds (a fatal error). Nothing closes this one.
+        reader = os.fdopen(os.dup(sys.stdin.fileno()), 'rb')
         try:
-            serve(sys.stdin.buffer, sys.stdout.buffer, sessions,
-                  prestart=True)
+            serve(reader, sys.stdout.buffer, sessions, prestart=True)
         except framing.ProtocolError as exc:
             print(exc, file=sys.stderr)
             self.code = 1
@@ -216,24 +220,16 @@ def main(argv=None) -> int:
         threading.Thread(target=_accept, args=(server, sessions, done),
                          daemon=True).start()
     else:
-        reading = threading.Thread(target=run.stdio, args=(sessions,),
-                                   daemon=True)
-        reading.start()
+        threading.Thread(target=run.stdio, args=(sessions,),
+                         daemon=True).start()
     # A timeout, so that a signal is seen however the wait is built.
     while not done.wait(0.5):
         pass
     if server is not None:
         server.close()
     sessions.leave()
-    if server is None and not reading.is_alive():
-        _quiet_stdout()
-        return run.code
-    # A thread may still be blocked reading a stream: leave without the
-    # interpreter's shutdown, which would wait for that stream's lock.
-    # Everything is stopped already.
     _quiet_stdout()
-    sys.stderr.flush()
-    os._exit(run.code)
+    return run.code
 
 
 if __name__ == '__main__':
