@@ -13,11 +13,13 @@
 
 import contextlib
 import http.server
+import os
 import threading
 
 import pytest
 
 from heat_breakpoint.server import fixture
+from heat_breakpoint.server import lifeline
 from heatclient_ext.dap import heat
 from heatclient_ext import exceptions
 
@@ -91,8 +93,6 @@ def test_a_stopped_local_heat_never_starts():
 
 
 def test_the_lifeline_ends_when_its_writer_is_closed():
-    import os
-    from heat_breakpoint.server import lifeline
     read_end, write_end = os.pipe()
     ended = threading.Event()
     lifeline.watch(read_end, ended.set)
