@@ -34,6 +34,7 @@ from heat_breakpoint.server import absent
 from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
 from heat_breakpoint.server import green_heat
+from heat_breakpoint.server import lifeline
 from heat_breakpoint.server import pacing
 from heat_breakpoint.server import prompt_delivery
 
@@ -104,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="start a stack's independent resources at "
                              "once, without Heat's one-second pause "
                              "between them")
+    parser.add_argument('--exit-with-fd', type=int, metavar='<fd>',
+                        help='stop when this inherited file descriptor '
+                             'reaches its end: the program that started '
+                             'the server holds the other end of the pipe, '
+                             'and its exit, however it ends, stops the '
+                             'server')
+    parser.add_argument('--remove-state-dir', action='store_true',
+                        help='remove the state directory when the server '
+                             'stops (a throwaway server)')
     return parser
 
 
@@ -402,6 +412,13 @@ def main(argv=None) -> int:
               'cloud (without --no-simulate)', file=sys.stderr)
         return 1
     quiet_eventlet()
+    stopping = _Stopping(args.state_dir if args.remove_state_dir else None)
+    if args.exit_with_fd is not None:
+        lifeline.watch(args.exit_with_fd, stopping.stop)
+    if args.remove_state_dir:
+        # Stopped while starting: nothing to stop yet but the directory.
+        signal.signal(signal.SIGTERM, stopping.stop)
+        signal.signal(signal.SIGINT, stopping.stop)
     keystone = None
     sock = None
     try:
@@ -437,12 +454,9 @@ def main(argv=None) -> int:
         heat.stop()
         return 1
     httpd = serve(heat.app, sock)
-
-    def _stop(signum, frame):
-        threading.Thread(target=httpd.shutdown, daemon=True).start()
-
-    signal.signal(signal.SIGTERM, _stop)
-    signal.signal(signal.SIGINT, _stop)
+    stopping.serving(httpd)
+    signal.signal(signal.SIGTERM, stopping.stop)
+    signal.signal(signal.SIGINT, stopping.stop)
 
     settings = client_settings(port, keystone)
     print('Heat with breakpoints is running on http://%s:%d '
@@ -456,12 +470,46 @@ def main(argv=None) -> int:
         print('  export %s=%s' % (key, value))
     print('Stop with Ctrl-C.', flush=True)
     try:
-        httpd.serve_forever(poll_interval=0.2)
+        if not stopping.requested:
+            httpd.serve_forever(poll_interval=0.2)
     finally:
         httpd.server_close()
         stop_engine(heat)
+        stopping.remove()
         print('heat-breakpoint-server: stopped', flush=True)
     exit_now(0)
+
+
+class _Stopping:
+    """A stop asked for by a signal or the lifeline, before or while serving.
+
+    Before the server serves there is nothing to stop gracefully: the
+    process leaves at once (removing a throwaway state directory).
+    """
+
+    def __init__(self, remove_dir=None) -> None:
+        self.lock = threading.Lock()
+        self.httpd = None
+        self.requested = False
+        self.remove_dir = remove_dir
+
+    def serving(self, httpd) -> None:
+        with self.lock:
+            self.httpd = httpd
+
+    def stop(self, signum=None, frame=None) -> None:
+        with self.lock:
+            self.requested = True
+            httpd = self.httpd
+        if httpd is not None:
+            threading.Thread(target=httpd.shutdown, daemon=True).start()
+            return
+        self.remove()
+        os._exit(0 if signum is None else 128 + signum)
+
+    def remove(self) -> None:
+        if self.remove_dir:
+            shutil.rmtree(self.remove_dir, ignore_errors=True)
 
 
 def stop_engine(heat: LocalHeat, grace: float = 20.0) -> None:

@@ -66,14 +66,21 @@ class LocalHeatProcess:
     ``boot`` replaces ``python -m heat_breakpoint.server`` (a benchmark's
     variant boot script, say); the options follow it either way. ``cwd``
     is the process's working directory (default: the caller's).
+    ``lifeline``: the server stops by itself when this process ends,
+    however it ends (``--exit-with-fd``, :mod:`.lifeline`).
+    ``ready_poll``: seconds between two looks at whether heat-api answers.
     """
 
     def __init__(self, state_dir: str, port: typing.Optional[int] = None,
                  config_files: typing.Iterable[str] = (),
                  extra_args: typing.Iterable[str] = (),
                  boot: typing.Optional[typing.Sequence[str]] = None,
-                 cwd: typing.Optional[str] = None) -> None:
+                 cwd: typing.Optional[str] = None,
+                 lifeline: bool = False, ready_poll: float = 0.3) -> None:
         self.state_dir = state_dir
+        self.lifeline = lifeline
+        self.ready_poll = ready_poll
+        self._lifeline_fd = None
         self.port = port or free_port()
         self.config_files = list(config_files)
         self.extra_args = list(extra_args)
@@ -108,11 +115,22 @@ class LocalHeatProcess:
         for conf in self.config_files:
             cmd += ['--config-file', conf]
         cmd += self.extra_args
-        with open(self.output, 'ab') as out:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                         stdout=out,
-                                         stderr=subprocess.STDOUT,
-                                         cwd=self.cwd)
+        pass_fds = ()
+        if self.lifeline:
+            # Ours is the write end, never inherited by other children:
+            # the server sees EOF exactly when this process is gone.
+            read_end, self._lifeline_fd = os.pipe()
+            cmd += ['--exit-with-fd', str(read_end)]
+            pass_fds = (read_end,)
+        try:
+            with open(self.output, 'ab') as out:
+                self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                             stdout=out,
+                                             stderr=subprocess.STDOUT,
+                                             cwd=self.cwd, pass_fds=pass_fds)
+        finally:
+            for fd in pass_fds:
+                os.close(fd)
         return self
 
     def wait_ready(self, timeout: float = START_TIMEOUT
@@ -136,7 +154,7 @@ class LocalHeatProcess:
                     return self
             except requests.RequestException:
                 pass
-            time.sleep(0.3)
+            time.sleep(self.ready_poll)
         output = self.read_output()
         raise ServerStartError('server did not answer in %ds:\n%s'
                                % (timeout, output), 'timeout',
@@ -174,6 +192,9 @@ class LocalHeatProcess:
         except subprocess.TimeoutExpired:
             proc.kill()
             code = proc.wait()
+        fd, self._lifeline_fd = self._lifeline_fd, None
+        if fd is not None:
+            os.close(fd)
         return code
 
     def remove(self, timeout: float = 60) -> None:

@@ -42,9 +42,9 @@ _WORDS = {TEXT: _('a string'), FLAG: _('true or false'),
 LAUNCH = {'template': TEXT, 'stack': TEXT, 'action': TEXT,
           'environment': TEXTS, 'parameters': MAPPING, 'existing': FLAG,
           'stopOnEntry': FLAG, 'cloud': TEXT, 'endpoint': TEXT,
-          'faults': LIST}
+          'localHeat': NUMBER, 'faults': LIST}
 ATTACH = {'template': TEXT, 'stack': TEXT, 'environment': TEXTS,
-          'cloud': TEXT, 'endpoint': TEXT}
+          'cloud': TEXT, 'endpoint': TEXT, 'localHeat': NUMBER}
 DISCONNECT = {'terminateDebuggee': FLAG, 'suspendDebuggee': FLAG,
               'restart': FLAG}
 EXCEPTION_BREAKPOINTS = {'filters': TEXTS, 'filterOptions': LIST}

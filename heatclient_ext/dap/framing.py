@@ -48,10 +48,12 @@ def read_message(stream):
     """The next message (a dict) from a binary stream; None at its end.
 
     :class:`ProtocolError` for a broken frame (a bad or too large
-    ``Content-Length``, a header line without end); :class:`BadMessage`
-    for a body that is not a JSON object.
+    ``Content-Length``, a header line without end, a header block
+    without ``Content-Length``); :class:`BadMessage` for a body that is
+    not a JSON object.
     """
     length = None
+    headers = False
     while True:
         line = stream.readline(MAX_HEADER_LINE)
         if not line:
@@ -61,9 +63,15 @@ def read_message(stream):
                                 % MAX_HEADER_LINE)
         line = line.rstrip(b'\r\n')
         if not line:
-            if length is None:
-                continue  # stray blank lines between messages
-            break
+            if length is not None:
+                break
+            if headers:
+                # Where its body ends is unknown: nothing after it can
+                # be read as a message.
+                raise ProtocolError('a header block without '
+                                    'Content-Length')
+            continue  # stray blank lines between messages
+        headers = True
         if line.startswith(HEADER):
             try:
                 length = int(line[len(HEADER):])

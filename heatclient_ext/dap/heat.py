@@ -11,20 +11,27 @@
 # under the License.
 """Where Heat is for a debug session, and the operation it launches.
 
-A session names a cloud (``clouds.yaml``), a no-auth endpoint, or
-neither: then it starts the embedded Heat (``heat-breakpoint-server``) on
-a free port of 127.0.0.1, in a state directory of its own, and stops it
-(and removes the directory) when the session ends. The operation is sent
+A session names a cloud (``clouds.yaml``), a no-auth endpoint, the port
+of a running local Heat (``localHeat``), or none: then it starts the
+embedded Heat (``heat-breakpoint-server``) on a free port of 127.0.0.1,
+in a state directory of its own, and stops it (and removes the
+directory) when the session ends. That server also stops by itself,
+removing its directory, when the adapter ends without stopping it
+(killed): it holds a pipe from the adapter (``--exit-with-fd``). The
+operation is sent
 by :meth:`.BreakpointManager.launch`, as ``openstack stack create/update``
 sends it.
 """
 
 import logging
+import os
 import tempfile
+import threading
 
 from heatclient import client as heat_client
 from keystoneauth1 import noauth
 from keystoneauth1 import session as ks_session
+import requests
 
 from heat_breakpoint.server import fixture
 
@@ -33,6 +40,12 @@ from heatclient_ext import exceptions
 
 LOG = logging.getLogger(__name__)
 START_TIMEOUT = 180
+#: Seconds between two looks at whether the local Heat answers.
+READY_POLL = 0.05
+#: What the session's own server runs with: independent resources
+#: start at once (no Heat's one-second pause between them), and the
+#: state directory goes with the server, however it is stopped.
+SERVER_ARGS = ('--no-leaf-sleep', '--remove-state-dir')
 ACTIONS = ('create', 'update', 'delete')
 
 
@@ -59,12 +72,20 @@ class LocalHeat:
     """The embedded Heat this session started, and how to stop it.
 
     The server's own fixture (:mod:`heat_breakpoint.server.fixture`)
-    starts it; this adds the session's words and its state directory.
+    starts it; this adds the session's words, its state directory (the
+    server's output inside it, so that one directory is all there is to
+    remove) and a stop that wins over a start from another thread.
     """
 
     def __init__(self) -> None:
+        state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-dap-')
         self.process = fixture.LocalHeatProcess(
-            tempfile.mkdtemp(prefix='heat-breakpoint-dap-'))
+            state_dir, extra_args=SERVER_ARGS, lifeline=True,
+            ready_poll=READY_POLL)
+        self.process.output = os.path.join(state_dir, 'server.out')
+        self.lock = threading.Lock()
+        self.stopped = False
+        self.launched = False
 
     @property
     def port(self):
@@ -78,10 +99,21 @@ class LocalHeat:
     def state_dir(self):
         return self.process.state_dir
 
+    def launch(self) -> None:
+        """Start the process (once); :meth:`start` waits for it."""
+        with self.lock:
+            if self.stopped:
+                raise exceptions.BreakpointCommandError(
+                    _('The local Heat was stopped before it answered'))
+            if not self.launched:
+                self.launched = True
+                # A new, empty directory: nothing to --reset.
+                self.process.launch()
+
     def start(self, say=lambda text: None):
         say(_('Starting a local Heat on 127.0.0.1:%d') % self.port)
         try:
-            self.process.launch(reset=True)
+            self.launch()
             return self.process.wait_ready(START_TIMEOUT)
         except fixture.ServerStartError as exc:
             if exc.why == 'stopped':  # the session ended meanwhile
@@ -97,7 +129,29 @@ class LocalHeat:
                 _('The local Heat did not answer in %d s') % START_TIMEOUT)
 
     def stop(self) -> None:
+        with self.lock:
+            self.stopped = True
         self.process.remove(timeout=30)
+
+
+def running_local(port) -> str:
+    """The endpoint of the local Heat running on ``port``, if it answers.
+
+    ``localHeat`` in a launch: F5 on a server already started
+    (``heat-breakpoint-server --port <port>``) waits for no server.
+    """
+    if not 0 < port < 65536:
+        raise exceptions.BreakpointCommandError(
+            _('localHeat must be a port (1 to 65535), not %d') % port)
+    endpoint = 'http://127.0.0.1:%d/v1/admin' % port
+    try:
+        requests.get(endpoint + '/stacks', timeout=5)
+    except requests.RequestException:
+        raise exceptions.BreakpointCommandError(
+            _('No local Heat answers on 127.0.0.1:%d: start one '
+              '(heat-breakpoint-server --port %d), or leave out '
+              'localHeat to have one started') % (port, port))
+    return endpoint
 
 
 def check_launch(args) -> None:
@@ -110,6 +164,10 @@ def check_launch(args) -> None:
     if not args.get('stack'):
         raise exceptions.BreakpointCommandError(
             _('launch needs "stack": the name of the stack'))
+    if args.get('localHeat') is not None and (
+            args.get('endpoint') or args.get('cloud')):
+        raise exceptions.BreakpointCommandError(
+            _('launch takes one of localHeat, endpoint and cloud'))
     if action != 'delete' and not args.get('template'):
         raise exceptions.BreakpointCommandError(
             _('launch needs "template": the path of the template file'))

@@ -19,10 +19,19 @@ connection that ends without ``disconnect`` (the editor died, the
 network went) is a disconnect with the editor's defaults; a malformed
 message ends at most its own session, with an ``output`` saying why.
 Nothing but DAP messages is written to stdout; logs go to stderr.
+
+SIGINT, SIGTERM and SIGHUP end every session as the end of its stream
+does, and the adapter exits 0 once they have ended: editors stop an
+adapter that way as part of a normal end (nvim-dap closes stdin and
+sends SIGINT at once; VS Code sends SIGTERM after ``disconnect``). The
+signal only asks: the sessions are served in threads, the main thread
+waits, and no exception ever lands inside a session's cleanup, which
+stops the local Heat it started and removes its directory.
 """
 
 import argparse
 import logging
+import os
 import signal
 import socket
 import sys
@@ -36,6 +45,10 @@ from heatclient_ext.dap import session as dap_session
 LOG = logging.getLogger(__name__)
 #: Connections waiting to be accepted.
 BACKLOG = 16
+#: How long the adapter waits, once asked to stop, for its sessions'
+#: cleanup (a cancel sent, a local Heat stopped).
+LEAVE_TIMEOUT = 60
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Sessions:
@@ -53,25 +66,34 @@ class Sessions:
         with self.lock:
             self.live.discard(sess)
 
-    def close(self) -> None:
-        """Stop every session (and the local Heat each started)."""
+    def leave(self, timeout=LEAVE_TIMEOUT) -> None:
+        """End every session as a lost stream does; wait for their end.
+
+        A session already leaving (its stream ended first) goes on in
+        its own thread: this waits for it too.
+        """
         with self.lock:
-            live, self.live = list(self.live), set()
+            live = list(self.live)
         for sess in live:
-            sess.close()
+            try:
+                sess.leave()
+            except Exception:  # the others must still end
+                LOG.exception('leaving a session failed')
+        for sess in live:
+            sess.closed.wait(timeout)
 
 
-def serve(reader, writer, sessions=None) -> None:
+def serve(reader, writer, sessions=None, prestart=False) -> None:
     """Run one session until the editor disconnects or the stream ends.
 
     The end of the stream, or a stream that cannot be read on, is a
     ``disconnect`` with the editor's defaults (:meth:`Session.leave`).
+    ``prestart``: start a local Heat at ``initialize``.
     """
     out = framing.Writer(writer)
-    sess = dap_session.Session(out.send)
+    sess = dap_session.Session(out.send, prestart=prestart)
     if sessions is not None:
         sessions.add(sess)
-    lost = True
     try:
         while not sess.ended.is_set():
             try:
@@ -86,15 +108,9 @@ def serve(reader, writer, sessions=None) -> None:
                 break
             if message.get('type') == 'request':
                 sess.handle(message)
-    except (SystemExit, KeyboardInterrupt):
-        lost = False  # stopped, not lost: end without touching the stack
-        raise
     finally:
         try:
-            if lost:
-                sess.leave()
-            else:
-                sess.close()
+            sess.leave()
         finally:
             if sessions is not None:
                 sessions.remove(sess)
@@ -122,23 +138,55 @@ def _serve_connection(conn, sessions) -> None:
         conn.close()
 
 
-def _listen(port) -> None:
-    server = listen.bind(port, BACKLOG)
-    print(_('heat-breakpoint dap listening on 127.0.0.1:%d') %
-          server.getsockname()[1], file=sys.stderr, flush=True)
-    sessions = Sessions()
+def _accept(server, sessions, done) -> None:
     try:
         while True:
             conn, _addr = server.accept()
             threading.Thread(target=_serve_connection,
                              args=(conn, sessions), daemon=True).start()
+    except OSError:
+        pass  # closed: the adapter stops
     finally:
-        server.close()
-        sessions.close()
+        done.set()
 
 
-def _stop(signum, frame):
-    raise SystemExit(128 + signum)
+class _Run:
+    """The adapter's one stdio session, run in a thread; its exit status."""
+
+    def __init__(self, done) -> None:
+        self.done = done
+        self.code = 0
+
+    def stdio(self, sessions) -> None:
+        # A reader of our own, not sys.stdin's: when a signal ends the
+        # adapter, this thread may still be blocked in it, and the
+        # interpreter closes sys.stdin at exit, which would wait for the
+        # lock this thread holds (a fatal error). Nothing closes this one.
+        reader = os.fdopen(os.dup(sys.stdin.fileno()), 'rb')
+        try:
+            serve(reader, sys.stdout.buffer, sessions, prestart=True)
+        except framing.ProtocolError as exc:
+            print(exc, file=sys.stderr)
+            self.code = 1
+        except Exception:
+            LOG.exception('session failed')
+            self.code = 1
+        finally:
+            self.done.set()
+
+
+def _quiet_stdout() -> None:
+    """No complaint about an editor that closed our stdout first.
+
+    Python flushes stdout once more at exit, and makes a failure of it
+    exit status 120.
+    """
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def main(argv=None) -> int:
@@ -154,23 +202,34 @@ def main(argv=None) -> int:
     logging.basicConfig(stream=sys.stderr,
                         level=logging.DEBUG if args.debug else
                         logging.WARNING)
-    # Stopped by the editor: end through the finally blocks, which stop
-    # a local Heat this adapter started.
-    signal.signal(signal.SIGTERM, _stop)
-    try:
-        if args.port is not None:
-            _listen(args.port)
-        else:
-            serve(sys.stdin.buffer, sys.stdout.buffer)
-    except KeyboardInterrupt:
-        return 130
-    except listen.ListenError as exc:
-        print(_('heat-breakpoint dap: error: %s') % exc, file=sys.stderr)
-        return 1
-    except framing.ProtocolError as exc:
-        print(exc, file=sys.stderr)
-        return 1
-    return 0
+    done = threading.Event()
+    for signum in SIGNALS:
+        signal.signal(signum, lambda signum, frame: done.set())
+    sessions = Sessions()
+    run = _Run(done)
+    server = None
+    if args.port is not None:
+        try:
+            server = listen.bind(args.port, BACKLOG)
+        except listen.ListenError as exc:
+            print(_('heat-breakpoint dap: error: %s') % exc,
+                  file=sys.stderr)
+            return 1
+        print(_('heat-breakpoint dap listening on 127.0.0.1:%d') %
+              server.getsockname()[1], file=sys.stderr, flush=True)
+        threading.Thread(target=_accept, args=(server, sessions, done),
+                         daemon=True).start()
+    else:
+        threading.Thread(target=run.stdio, args=(sessions,),
+                         daemon=True).start()
+    # A timeout, so that a signal is seen however the wait is built.
+    while not done.wait(0.5):
+        pass
+    if server is not None:
+        server.close()
+    sessions.leave()
+    _quiet_stdout()
+    return run.code
 
 
 if __name__ == '__main__':

@@ -48,6 +48,8 @@ LOG = logging.getLogger(__name__)
 #: Seconds between refreshes: a hold reaches the editor well within 0.5 s.
 POLL = 0.2
 CONFIGURE_TIMEOUT = 10
+#: How long ``terminate`` waits for the operation's end before it answers.
+TERMINATE_WAIT = 10
 FRAMES_PER_THREAD = 100
 
 
@@ -78,9 +80,12 @@ def capabilities() -> dict:
 class Session:
     """Answers one editor's requests; ``send`` writes a message."""
 
-    def __init__(self, send, interval=POLL) -> None:
+    def __init__(self, send, interval=POLL, prestart=False) -> None:
         self.send = send
         self.interval = interval
+        # Start a local Heat at initialize, while the editor configures:
+        # most of F5's wait is that server starting.
+        self.prestart = prestart
         self.map = None
         self.client = None
         self.manager = None
@@ -98,12 +103,16 @@ class Session:
         self.frames = {}  # frame id -> (path, Definition or None, index)
         self.seen_events = set()
         self.finished = threading.Event()
+        self.told_end = threading.Event()  # exited and terminated sent
         self.ended = threading.Event()  # disconnect: stop reading
         # Whether the editor left (disconnect, or the connection lost),
         # decided once, against a launch that may still be starting.
         self.life = threading.Lock()
         self.left = False
+        # disconnect's terminateDebuggee and suspendDebuggee.
+        self.parting = (None, False)
         self.poller = None
+        self.closed = threading.Event()  # close() has stopped everything
         self.end = ending.OperationEnd(
             lambda stack: self.manager.get_stack(stack))
 
@@ -152,23 +161,48 @@ class Session:
             response.update(success=False, message=exceptions.one_line(
                 '%s: %s' % (type(exc).__name__, exc)))
         self.send(response)
+        if command == 'disconnect' and response['success']:
+            # Answered first: stopping a local Heat takes a second or two,
+            # and VS Code stops waiting for the answer after two.
+            self.leave(*self.parting)
 
     # -- starting
 
     def on_initialize(self, args):
+        if self.prestart:
+            threading.Thread(target=self._prestart, daemon=True).start()
         return capabilities()
 
+    def _prestart(self) -> None:
+        local = heat.LocalHeat()
+        with self.life:
+            if self.left or self.local is not None:
+                local.stop()
+                return
+            self.local = local  # close() stops it, even half started
+        try:
+            local.launch()
+        except Exception as exc:  # said again, if needed, by the launch
+            LOG.info('local Heat not started early: %s', exc)
+
     def _connect(self, args) -> None:
+        if args.get('localHeat') is not None:
+            args = dict(args, endpoint=heat.running_local(args['localHeat']))
         self.endpoint = args.get('endpoint')
         if args.get('endpoint') or args.get('cloud'):
+            with self.life:
+                early, self.local = self.local, None
+            if early is not None:
+                early.stop()  # started at initialize, for nothing
             self.client = heat.client_for(args.get('endpoint'),
                                           args.get('cloud'))
         else:
-            local = heat.LocalHeat()
             with self.life:
                 if self.left:
                     raise RequestError(_('the editor has left'))
-                self.local = local  # close() stops it, even half started
+                if self.local is None:
+                    self.local = heat.LocalHeat()
+                local = self.local  # close() stops it, even half started
             local.start(self.say)
             self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
                 'url': local.endpoint, 'dir': local.state_dir})
@@ -202,8 +236,9 @@ class Session:
         heat.check_launch(args)
         self._template_map(args)
         self.end.action = args.get('action') or 'create'
-        self._connect(args)
+        # The editor configures while the local Heat starts.
         self.event('initialized')
+        self._connect(args)
         if not self.configured.wait(CONFIGURE_TIMEOUT):
             LOG.info('no configurationDone: launching anyway')
         with self.holds.lock:
@@ -384,6 +419,7 @@ class Session:
         self.event('exited', {'exitCode': 0 if status.endswith('_COMPLETE')
                               else 1})
         self.event('terminated')
+        self.told_end.set()
 
     # -- looking
 
@@ -494,7 +530,14 @@ class Session:
         self._control().pause()
 
     def on_terminate(self, args) -> None:
+        """Cancel; answer once the operation ended (or after a while).
+
+        nvim-dap closes the session on the answer: ``exited`` and
+        ``terminated`` must come before it to be seen at all.
+        """
         self.cancel()
+        if self.poller is not None:
+            self.told_end.wait(TERMINATE_WAIT)
 
     def on_evaluate(self, args) -> dict:
         expression = (args.get('expression') or '').strip()
@@ -535,9 +578,11 @@ class Session:
         self.say(prompt.CANCELLED[what])
 
     def on_disconnect(self, args) -> None:
+        """Checked here; left once answered (:meth:`_answer`)."""
         arguments.check('disconnect', args, arguments.DISCONNECT)
-        self.leave(args.get('terminateDebuggee'),
-                   bool(args.get('suspendDebuggee')))
+        self.parting = (args.get('terminateDebuggee'),
+                        bool(args.get('suspendDebuggee')))
+        self.ended.set()  # read no more requests
 
     def leave(self, terminate=None, suspend=False) -> None:
         """The editor leaves (``disconnect``, or its connection is lost).
@@ -586,13 +631,19 @@ class Session:
 
         Fault rules this session added to a server it did not start go.
         """
-        if self.faults and self.local is None and self.endpoint:
-            faults.remove(self.endpoint, self.faults)
-        self.faults = []
-        self.finished.set()
-        if self.poller is not None and \
-                self.poller is not threading.current_thread():
-            self.poller.join(5)
-        if self.local is not None:
-            self.local.stop()
-            self.local = None
+        try:
+            if self.faults and self.local is None and self.endpoint:
+                faults.remove(self.endpoint, self.faults)
+            self.faults = []
+            self.finished.set()
+            if self.poller is not None and \
+                    self.poller is not threading.current_thread():
+                self.poller.join(5)
+        finally:
+            with self.life:
+                local, self.local = self.local, None
+            try:
+                if local is not None:
+                    local.stop()
+            finally:
+                self.closed.set()

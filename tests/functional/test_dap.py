@@ -21,10 +21,14 @@ packages are required: a missing one fails with what to run.
 
 import glob
 import os
+import queue
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 import yaml
@@ -40,6 +44,7 @@ FILES = sorted(os.path.basename(path)
                for path in glob.glob(os.path.join(HERE, '*.test.js')))
 RUN_TIMEOUT = 600
 CORPUS_TEMPLATE = 'hot/servers_in_new_neutron_net.yaml'
+CHAIN = os.path.join(HERE, 'templates', 'chain.yaml')
 
 
 def adapter_command():
@@ -145,3 +150,227 @@ def test_port_serves_one_session_after_another(heat_server, heat,
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+class Adapter:
+    """``heat-breakpoint dap`` on stdin/stdout, driven as an editor does."""
+
+    def __init__(self, tmp=None):
+        # Its own temporary folder: what it leaves there is its own.
+        env = dict(os.environ, TMPDIR=str(tmp)) if tmp else None
+        self.proc = subprocess.Popen(
+            [adapter_command(), 'dap'], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        self.messages = queue.Queue()
+        self.said = []
+        self.seq = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                message = framing.read_message(self.proc.stdout)
+            except (OSError, ValueError):
+                message = None
+            if message is not None and message.get('event') == 'output':
+                self.said.append(message['body']['output'])
+            self.messages.put(message)
+            if message is None:
+                return
+
+    def request(self, command, **arguments):
+        self.seq += 1
+        self.proc.stdin.write(framing.encode({
+            'seq': self.seq, 'type': 'request', 'command': command,
+            'arguments': arguments}))
+        self.proc.stdin.flush()
+        return self.seq
+
+    def wait(self, predicate, timeout=120):
+        """The first message ``predicate`` accepts, and when it came."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                message = self.messages.get(
+                    timeout=max(0, deadline - time.monotonic()))
+            except queue.Empty:
+                message = None
+            if message is None:
+                raise AssertionError('nothing awaited came; said: %s'
+                                     % ''.join(self.said)[-3000:])
+            if predicate(message):
+                return time.monotonic(), message
+
+    def response(self, seq, timeout=120):
+        return self.wait(lambda m: m.get('type') == 'response' and
+                         m.get('request_seq') == seq, timeout)[1]
+
+
+def _processes_with(text):
+    found = []
+    for pid in os.listdir('/proc'):
+        if not pid.isdigit():
+            continue
+        try:
+            with open('/proc/%s/cmdline' % pid, 'rb') as cmdline:
+                if text.encode() in cmdline.read():
+                    found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+def _held_on_own_heat(adapter):
+    """initialize, launch with no endpoint, held at b: the state dir."""
+    adapter.request('initialize', adapterID='heat')
+    adapter.request('launch', template=CHAIN, stack='leak-free')
+    adapter.wait(lambda m: m.get('event') == 'initialized')
+    adapter.request('setFunctionBreakpoints', breakpoints=[{'name': 'b'}])
+    adapter.request('configurationDone')
+    adapter.wait(lambda m: m.get('event') == 'stopped')
+    [ready] = [line for line in adapter.said
+               if line.startswith('Local Heat ready at')]
+    return ready.split('(state in ')[1].split(')')[0]
+
+
+#: Seconds between closing the adapter's stdin and the signal: from at
+#: once to well after the cleanup began (it takes about a second);
+#: negative, the signal first and stdin closed that long after.
+DELAYS = (-0.05, 0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1.2, 2.0)
+if os.environ.get('HEAT_DAP_SLOW'):  # every delay, several times
+    DELAYS = DELAYS * 3 + (0.02, 0.4, 0.6, 1.0, 1.5)
+
+
+@pytest.mark.parametrize('delay', DELAYS)
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM],
+                         ids=['SIGINT', 'SIGTERM'])
+def test_stdin_closed_then_a_signal_leaves_no_local_heat(
+        signum, delay, tmp_path):
+    """nvim-dap's end: stdin closed and SIGINT at once (VS Code: SIGTERM).
+
+    However the signal falls in the adapter's cleanup, the local Heat it
+    started is stopped, its directory gone, and the adapter exits 0.
+    """
+    adapter = Adapter(tmp_path)
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        assert _processes_with(state_dir)
+        if delay < 0:
+            adapter.proc.send_signal(signum)
+            time.sleep(-delay)
+            adapter.proc.stdin.close()
+        else:
+            adapter.proc.stdin.close()
+            time.sleep(delay)
+            adapter.proc.send_signal(signum)
+        assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert not os.path.exists(state_dir)
+    assert os.listdir(tmp_path) == []
+
+
+def test_disconnect_is_answered_before_the_local_heat_stops(tmp_path):
+    adapter = Adapter(tmp_path)
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        sent = time.monotonic()
+        seq = adapter.request('disconnect', terminateDebuggee=True)
+        answer = adapter.response(seq)
+        took = time.monotonic() - sent
+        assert answer['success'], answer
+        # Answered first, then stopped (which takes a second or more).
+        assert took < 0.5, took
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_killed_adapter_leaves_no_local_heat(tmp_path):
+    """kill -9: nothing of the adapter runs; its server stops by itself."""
+    adapter = Adapter(tmp_path)
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        adapter.proc.kill()
+        adapter.proc.wait(30)
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    deadline = time.monotonic() + 60
+    while (_processes_with(state_dir) or os.path.exists(state_dir)) and \
+            time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_with(state_dir) == []
+    assert os.listdir(tmp_path) == []
+
+
+def test_port_header_without_content_length_ends_the_connection():
+    port = conftest.free_port()
+    proc = subprocess.Popen([adapter_command(), 'dap', '--port', str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        assert 'listening' in proc.stderr.readline()
+        with socket.create_connection(('127.0.0.1', port),
+                                      timeout=30) as conn:
+            conn.sendall(b'Content-Type: application/json\r\n\r\n{}')
+            reader = conn.makefile('rb')
+            said = framing.read_message(reader)
+            assert said['event'] == 'output', said
+            assert said['body']['output'] == (
+                'the session ends: a header block without Content-Length\n')
+            # Closed: the end of the stream, not a wait for more.
+            assert framing.read_message(reader) is None
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def test_sigterm_cancels_a_stack_launched_on_an_endpoint(heat_server, heat,
+                                                         stack_name):
+    """As the end of its stdin would: nothing stays held for nobody."""
+    adapter = Adapter()
+    try:
+        adapter.request('initialize', adapterID='heat')
+        adapter.request('launch', template=CHAIN, stack=stack_name,
+                        endpoint=heat_server.endpoint)
+        adapter.wait(lambda m: m.get('event') == 'initialized')
+        adapter.request('setFunctionBreakpoints',
+                        breakpoints=[{'name': 'b'}])
+        adapter.request('configurationDone')
+        adapter.wait(lambda m: m.get('event') == 'stopped')
+        adapter.proc.send_signal(signal.SIGTERM)
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert 'cancelled the create: the stack is deleted\n' in adapter.said
+    deadline = time.monotonic() + 60
+    while any(st.stack_name == stack_name for st in heat.stacks.list()):
+        assert time.monotonic() < deadline, 'the stack is still there'
+        time.sleep(0.5)
+
+
+def test_terminate_is_answered_after_exited(tmp_path):
+    """nvim-dap closes the session on terminate's answer: exited first."""
+    adapter = Adapter(tmp_path)
+    try:
+        state_dir = _held_on_own_heat(adapter)
+        seq = adapter.request('terminate')
+        _at, first = adapter.wait(lambda m: m.get('event') in (
+            'exited', 'terminated') or m.get('request_seq') == seq)
+        assert first.get('event') == 'exited', first
+        assert adapter.response(seq)['success']
+        adapter.proc.stdin.close()  # and SIGINT at once, as nvim-dap
+        adapter.proc.send_signal(signal.SIGINT)
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    assert _processes_with(state_dir) == []
+    assert os.listdir(tmp_path) == []

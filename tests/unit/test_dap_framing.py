@@ -64,6 +64,31 @@ def test_a_broken_frame_is_refused_before_it_is_read(data, why):
     assert not isinstance(refused.value, framing.BadMessage)
 
 
+def test_a_header_line_is_read_no_further_than_its_bound():
+    # Refused after MAX_HEADER_LINE bytes, not after the peer's whole
+    # endless line: the rest of the stream is never read.
+    stream = io.BytesIO(b'X' * (framing.MAX_HEADER_LINE * 64))
+    with pytest.raises(framing.ProtocolError):
+        framing.read_message(stream)
+    assert stream.tell() == framing.MAX_HEADER_LINE
+
+
+@pytest.mark.parametrize('data', [
+    b'Content-Type: application/json\r\n\r\n{}',
+    b'\r\nX-Other: 1\r\n\r\n',
+])
+def test_a_header_block_without_content_length_is_a_protocol_error(data):
+    with pytest.raises(framing.ProtocolError) as refused:
+        framing.read_message(io.BytesIO(data))
+    assert str(refused.value) == 'a header block without Content-Length'
+    assert not isinstance(refused.value, framing.BadMessage)
+
+
+def test_blank_lines_between_messages_are_skipped():
+    stream = io.BytesIO(b'\r\n\r\n' + framing.encode({'a': 1}))
+    assert framing.read_message(stream) == {'a': 1}
+
+
 @pytest.mark.parametrize('body', [b'[]', b'5', b'"x"', b'abc'])
 def test_a_body_that_is_no_object_is_one_bad_message(body):
     stream = io.BytesIO(b'Content-Length: %d\r\n\r\n' % len(body) + body +

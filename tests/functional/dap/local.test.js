@@ -62,8 +62,15 @@ describe('launch with no endpoint', function () {
     assert.strictEqual((await h.frames(dc, atB))[0].line, h.keyLine(CHAIN, 'b'));
     await dc.continueRequest({ threadId: atB.body.threadId });
     assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
+    // disconnect is answered at once; the server is stopped after it
+    // (and after the SIGTERM DebugClient sends then, as VS Code does).
     await dc.stop();
 
+    const deadline = Date.now() + 30000;
+    while ((processesWith(dirs[1]).length || fs.existsSync(dirs[1])) &&
+           Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     assert.ok(await refused(port), `port ${port} still answers`);
     assert.deepStrictEqual(processesWith(dirs[1]), []);
     assert.ok(!fs.existsSync(dirs[1]), `${dirs[1]} is left`);
