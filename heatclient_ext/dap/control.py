@@ -46,7 +46,8 @@ class Control:
     the buttons armed (pause, step out), disarmed when the editor leaves.
     """
 
-    def __init__(self, manager, stack, holds, tmap, say, resumed, cancel):
+    def __init__(self, manager, stack, holds, tmap, say, resumed, cancel,
+                 edits=None, remap=None):
         self.manager = manager
         self.stack = stack
         self.holds = holds
@@ -55,6 +56,32 @@ class Control:
         self.resumed = resumed
         self.cancel = cancel
         self.ours = set()
+        # What was saved or set while stopped (:mod:`.edits`), applied
+        # before the next resume; ``remap()`` reads the files again.
+        self.edits = edits
+        self.remap = remap or (lambda: None)
+
+    def apply_saved(self) -> bool:
+        """Apply what was saved or set while stopped; whether any was.
+
+        Refused (Heat's words, nothing applied): the request fails and
+        the session stays stopped where it was.
+        """
+        edit = self.edits.pending() if self.edits is not None else None
+        if not edit:
+            return False
+        try:
+            held = self.manager.edit(self.stack, edit, self.say)
+        except exceptions.USER_ERRORS as exc:
+            raise ControlError(exceptions.one_line(exc))
+        self.tmap = self.remap() or self.tmap
+        self.edits.applied(self.tmap)
+        with self.holds.lock:
+            # The new operation's holds: their hooks, their times.
+            for row in held:
+                if row['resource'] in self.holds.held:
+                    self.holds.held[row['resource']] = row
+        return True
 
     def release(self, rows, how=protocol.RELEASE_CLEAR) -> None:
         for row in rows:
@@ -64,11 +91,13 @@ class Control:
                 self.say(exceptions.one_line(exc), 'stderr')
 
     def continue_(self, tid, single) -> None:
+        self.apply_saved()
         rows = self.holds.rows(tid, single)
         self.resumed(None, rows)
         self.release(rows)
 
     def step(self, tid) -> None:
+        self.apply_saved()
         rows = self.holds.rows(tid)
         if not rows:
             raise ControlError(_('nothing is held'))
@@ -77,6 +106,7 @@ class Control:
             self.manager.step(self.stack, row['resource'])
 
     def step_out(self, tid) -> None:
+        self.apply_saved()
         rows = self.holds.rows(tid)
         self.resumed('step', rows)
         for row in rows:
@@ -100,8 +130,25 @@ class Control:
     def retry(self, path) -> None:
         rows = [row for row in self.holds.rows(None, single=False)
                 if row['resource'] == path]
+        if self.edits is not None and self.edits.pending():
+            # The fix's update runs the failed action again itself.
+            self.manager.failure_holds(self.stack, path)
+            self.apply_saved()
+            self.resumed('step', rows)
+            self.say(_('retrying %s with the saved edit') % path)
+            return
         self.resumed('step', rows)
         self.manager.retry(self.stack, path)
+
+    def retain(self, path) -> None:
+        """Leave ``path``, whose delete failed, in the cloud; go on."""
+        rows = [row for row in self.holds.rows(None, single=False)
+                if row['resource'] == path]
+        self.manager.failure_holds(self.stack, path, 'retain')
+        self.resumed(None, rows)
+        self.manager.retain(self.stack, path)
+        self.say(_('retained %s: Heat forgets it, the delete goes on')
+                 % path)
 
     def pause(self) -> None:
         if self.tmap is None:
@@ -161,6 +208,9 @@ class Control:
             self.resumed(None, [r for r in held if r['resource'] == arg])
             self.retry(arg)
             return _('retrying %s') % arg
+        if verb == prompt.RETAIN:
+            self.retain(arg)
+            return _('retained %s') % arg
         if verb == watch.HELP:
             return '\n'.join(prompt.HELP_LINES)
         if verb == watch.CANCEL:

@@ -331,3 +331,7 @@ class TemplateMap:
 
     def concrete(self, name) -> bool:
         return not _is_pattern(name)
+
+    def files(self) -> list:
+        """The template files the launch reads: the root and nested."""
+        return sorted(self.uses)

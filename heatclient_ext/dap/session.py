@@ -21,6 +21,7 @@ rows go to :class:`.holds.Holds`, its latest events to the Debug Console,
 and the end of the operation is ``exited`` then ``terminated``.
 """
 
+import json
 import logging
 import os
 import threading
@@ -31,6 +32,7 @@ from heatclient_ext._i18n import _
 from heatclient_ext.dap import arguments
 from heatclient_ext.dap import control as dap_control
 from heatclient_ext.dap import editor_breakpoints
+from heatclient_ext.dap import edits as dap_edits
 from heatclient_ext.dap import ending
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
@@ -68,6 +70,9 @@ def capabilities() -> dict:
         'supportTerminateDebuggee': True,
         'supportSuspendDebuggee': True,
         'supportsExceptionInfoRequest': True,
+        # Only inputs set straight from a parameter: the others are
+        # marked read-only and say why not.
+        'supportsSetVariable': True,
         'supportsSingleThreadExecutionRequests': True,
         'exceptionBreakpointFilters': [{
             'filter': editor_breakpoints.FAILURES,
@@ -87,6 +92,9 @@ class Session:
         # most of F5's wait is that server starting.
         self.prestart = prestart
         self.map = None
+        self.edits = None  # what is saved or set while stopped
+        self.launched_environment = ()
+        self.inputs_of = {}  # the Inputs scope's reference -> its path
         self.client = None
         self.manager = None
         self.local = None
@@ -125,8 +133,8 @@ class Session:
         self.send(message)
 
     def say(self, text, category='console') -> None:
-        self.event('output', {'category': category,
-                              'output': '%s\n' % printable(text)})
+        self.event('output', {'category': category, 'output': ''.join(
+            '%s\n' % printable(line) for line in text.splitlines() or [''])})
 
     def handle(self, request) -> None:
         """Answer one request (launch and attach answer from a thread)."""
@@ -212,15 +220,30 @@ class Session:
 
     def _template_map(self, args) -> None:
         template = args.get('template')
+        self.launched_environment = tuple(args.get('environment') or ())
         if template:
             self.map = lines.TemplateMap(template,
-                                         args.get('environment') or ())
+                                         self.launched_environment)
+            self.edits = dap_edits.SavedEdits(
+                template, self.launched_environment, self.map)
 
     def _started(self, stack) -> None:
         self.stack = stack
         self.control = dap_control.Control(
             self.manager, stack, self.holds, self.map, self.say,
-            self._resumed, self.cancel)
+            self._resumed, self.cancel, edits=self.edits,
+            remap=self._remap)
+
+    def _remap(self):
+        """The launched files read again, after an edit was applied."""
+        if self.map is None:
+            return None
+        try:
+            self.map = lines.TemplateMap(self.map.root,
+                                         self.launched_environment)
+        except lines.TemplateError as exc:
+            self.say(str(exc), 'stderr')
+        return self.map
 
     def _add_faults(self, rules) -> None:
         """The launch's fault rules, on the local server, for this session."""
@@ -461,7 +484,23 @@ class Session:
                                                        definition)}
         shown = dict(self.manager.show(self.stack, path))
         shown.update(self._stock_resource(path))
-        return {'scopes': variables.scopes(self.refs, shown, definition)}
+        found = variables.scopes(self.refs, shown, definition)
+        for scope in found:
+            if scope['name'] == variables.INPUTS:
+                self.inputs_of[scope['variablesReference']] = path
+        return {'scopes': found}
+
+    def _settable(self, path) -> dict:
+        """``{input: parameter}`` the Variables pane may set at ``path``.
+
+        Inputs of the launched root template set straight from one of
+        its parameters: setting the parameter sets them.
+        """
+        definition = self.map.location(path) if self.map else None
+        if definition is None or self.edits is None or \
+                definition.file != self.map.root:
+            return {}
+        return dap_edits.parameter_inputs(definition)
 
     def _stock_resource(self, path):
         """Type and physical id, which the view does not say: one GET."""
@@ -472,8 +511,40 @@ class Session:
                                              row['resource_name'])
 
     def on_variables(self, args) -> dict:
-        value = self.refs.get(args.get('variablesReference'))
-        return {'variables': variables.variables(self.refs, value)}
+        ref = args.get('variablesReference')
+        found = variables.variables(self.refs, self.refs.get(ref))
+        if ref in self.inputs_of:
+            settable = self._settable(self.inputs_of[ref])
+            for var in found:
+                if var['name'] not in settable:
+                    var['presentationHint'] = {'attributes': ['readOnly']}
+        return {'variables': found}
+
+    def on_setVariable(self, args) -> dict:
+        """Set the parameter an input comes from; Continue applies it."""
+        path = self.inputs_of.get(args.get('variablesReference'))
+        name = args.get('name')
+        if path is None:
+            raise RequestError(_('only a held resource\'s inputs can be '
+                                 'set'))
+        settable = self._settable(path)
+        if name not in settable:
+            raise RequestError(_(
+                '%(name)s of %(path)s does not come straight from a '
+                'parameter: edit the template and save it, Continue applies '
+                'it') % {'name': name, 'path': path})
+        value = str(args.get('value', ''))
+        try:
+            loaded = json.loads(value)
+            if isinstance(loaded, str):
+                value = loaded  # "text" typed with its quotes
+        except ValueError:
+            pass
+        self.edits.parameters[settable[name]] = value
+        self.say(_('parameter %(param)s = %(value)s: the next Continue, Step '
+                   'or Restart Frame applies it') % {
+                       'param': settable[name], 'value': value})
+        return {'value': value}
 
     def on_exceptionInfo(self, args) -> dict:
         path = self.holds.path(args.get('threadId'))
@@ -505,6 +576,7 @@ class Session:
     def _resumed(self, reason=None, rows=()) -> None:
         self.holds.resumed(reason, rows)
         self.refs.clear()
+        self.inputs_of.clear()
         self.frames.clear()
 
     def on_continue(self, args) -> dict:
@@ -525,6 +597,17 @@ class Session:
 
     def on_restartFrame(self, args) -> None:
         self._control().retry(self._frame(args)[0])
+
+    def on_retain(self, args) -> None:
+        """Custom request: leave the thread's failed delete's resource.
+
+        As ``breakpoint retain``: Heat forgets it, the delete goes on.
+        """
+        path = self.holds.path(args.get('threadId'))
+        if path is None:
+            raise RequestError(_('thread %s holds nothing') %
+                               args.get('threadId'))
+        self._control().retain(path)
 
     def on_pause(self, args) -> None:
         self._control().pause()

@@ -69,7 +69,8 @@ def test_every_dap_test_file_is_collected():
     assert set(FILES) >= {
         'attach.test.js', 'breakpoints.test.js', 'failures.test.js',
         'groups.test.js', 'server.test.js', 'stop.test.js',
-        'local.test.js', 'stepping.test.js', 'update.test.js'}
+        'local.test.js', 'stepping.test.js', 'update.test.js',
+        'edit.test.js'}
 
 
 def _corpus_template(folder):
