@@ -261,12 +261,21 @@ class Agents(object):
                  '%s)', sd.server_id, sd.id, details['deploy_status_code'])
 
 
+def _config_field(config: dict, sd, field: str):
+    """A field of the config: Heat keeps its group beside its body."""
+    found = config.get(field)
+    if not found and sd.config is not None:
+        found = getattr(sd.config, field, None)
+    return found
+
+
 def deployment_outputs(config: dict, sd) -> dict:
     """What the agent reports: status 0 and simulated outputs."""
     name = config.get('name') or sd.config_id
     details = {
         'deploy_stdout': 'simulated: %s config %s ran on server %s' % (
-            config.get('group') or 'Heat::Ungrouped', name, sd.server_id),
+            _config_field(config, sd, 'group') or 'Heat::Ungrouped', name,
+            sd.server_id),
         'deploy_stderr': '',
         'deploy_status_code': 0,
     }
@@ -286,7 +295,8 @@ def failed_outputs(config: dict, sd, rule) -> dict:
     inputs.update(sd.input_values or {})
     stderr = faults.render_stderr(rule.stderr, inputs) if rule.stderr \
         else '%s: %s exited with status %d' % (
-            config.get('group') or 'script', name, rule.status)
+            _config_field(config, sd, 'group') or 'script', name,
+            rule.status)
     return {'deploy_stdout': '',
             'deploy_stderr': '%s (simulated fault: %s)' % (stderr,
                                                            rule.label),
