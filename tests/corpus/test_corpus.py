@@ -44,8 +44,8 @@ def test_the_corpus_completes_but_what_a_real_heat_refuses(server):
     assert len(templates) >= 130
 
     def create(template):
-        return corpus.create(server.client(), template, template.slug,
-                             timeout=120)
+        return corpus.create(corpus.client_for(server, template), template,
+                             template.slug, timeout=120)
 
     with concurrent.futures.ThreadPoolExecutor(6) as pool:
         outcomes = list(pool.map(create, templates))
