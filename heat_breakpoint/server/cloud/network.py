@@ -334,11 +334,6 @@ class FloatingIP(models.Model):
                 obj.get('floating_network_id'))
         return changes
 
-    def attribute(self, sim, obj, name):
-        if name == 'router_id':
-            return obj.get('router_id')
-        return models.NOTHING
-
 
 @models.model('OS::Neutron::FloatingIPAssociation')
 class FloatingIPAssociation(models.Model):
