@@ -62,10 +62,9 @@ def main(argv=None) -> int:
     server.start(reset=True)
     start = time.monotonic()
     try:
-        client = server.client()
-
         def one(template):
-            return corpus.create(client, template, template.slug,
+            return corpus.create(corpus.client_for(server, template),
+                                 template, template.slug,
                                  timeout=args.timeout)
 
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:

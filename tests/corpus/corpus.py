@@ -316,6 +316,24 @@ def _env_parameters(env_path):
     return merged
 
 
+def client_for(server, template: Template):
+    """A heatclient of a project of the template's own.
+
+    As an author tries a template in a fresh project of a real cloud: a
+    server naming no network goes on the project's only one, which other
+    templates' networks would make ambiguous. The local server's noauth
+    takes the project from ``X-Auth-Project``.
+    """
+    from heatclient import client as heat_client
+    from keystoneauth1 import noauth
+    from keystoneauth1 import session
+    project = 'corpus-%s' % template.slug[:40]
+    sess = session.Session(auth=noauth.NoAuth(),
+                           additional_headers={'X-Auth-Project': project})
+    return heat_client.Client('1', session=sess, endpoint_override=(
+        '%s/v1/%s' % (server.url, project)))
+
+
 def create(client, template: Template, name: str, timeout: float = 300,
            extra_env=()):
     """Create ``template`` as ``name`` the way the CLI would; an Outcome."""

@@ -139,11 +139,25 @@ def test_a_port_held_after_shows_its_fixed_ips_in_its_subnet(server):
     _osc(server, 'stack', 'breakpoint', 'continue', stack)
     utils.wait_stack(hc, stack, 'CREATE_COMPLETE')
     # The server's addresses are its port's, with the floating IP.
+    port_ip = fixed[0]['ip_address']
+    port_id = hc.resources.get(stack, 'server_port').physical_resource_id
+    fip = hc.resources.get(stack, 'server_floating_ip', with_attr=[
+        'port_id', 'fixed_ip_address', 'floating_ip_address']).attributes
+    assert (fip['port_id'], fip['fixed_ip_address']) == (port_id, port_ip)
+    floating = fip['floating_ip_address']
+    assert ipaddress.ip_address(floating) in ipaddress.ip_network(
+        '203.0.113.0/24')
+    addresses = hc.resources.get(stack, 'iis_drupal', with_attr=[
+        'addresses']).attributes['addresses']
+    found = {(a['addr'], a['OS-EXT-IPS:type'])
+             for entries in addresses.values() for a in entries}
+    # Heat stores a server's addresses when it completes: the floating
+    # IP shows there if it was associated by then, and is the same.
+    assert found in ({(port_ip, 'fixed')},
+                     {(port_ip, 'fixed'), (floating, 'floating')}), found
     outputs = {o['output_key']: o['output_value']
                for o in hc.stacks.get(stack).outputs}
-    server_ip = [v for v in outputs.values() if isinstance(v, str) and
-                 v.count('.') == 3]
-    assert server_ip, outputs
+    assert outputs['drupal_url'].split() == ['URL:', 'http://%s' % floating]
 
 
 def test_a_deployment_held_after_shows_its_simulated_outputs(server):

@@ -202,6 +202,7 @@ DEPLOY = {
     'resources': {
         'server': {'type': 'OS::Nova::Server', 'properties': {
             'image': 'cirros', 'flavor': 'm1.small',
+            'networks': [{'network': 'private'}],
             'user_data_format': 'SOFTWARE_CONFIG'}},
         'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {
             'group': 'script', 'inputs': [{'name': 'db_password'}],
@@ -303,7 +304,10 @@ GROUP = {
     'resources': {'group': {'type': 'OS::Heat::ResourceGroup', 'properties': {
         'count': 20, 'resource_def': {
             'type': 'OS::Nova::Server',
-            'properties': {'image': 'cirros', 'flavor': 'm1.small'}}}}}}
+            # Named: the project has other tests' networks, and Nova
+            # refuses to choose among several.
+            'properties': {'image': 'cirros', 'flavor': 'm1.small',
+                           'networks': [{'network': 'private'}]}}}}}}
 
 
 def test_a_seeded_probability_fails_the_same_members_every_run(

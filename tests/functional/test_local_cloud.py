@@ -199,8 +199,10 @@ MASKED = {
     'heat_template_version': '2021-04-16',
     'parameters': {'admin_pass': {'type': 'string', 'hidden': True}},
     'resources': {
+        # Named: the project has other stacks' networks.
         'web': {'type': 'OS::Nova::Server', 'properties': {
             'image': 'cirros', 'flavor': 'm1.small',
+            'networks': [{'network': 'private'}],
             'admin_pass': {'get_param': 'admin_pass'},
             'user_data_format': 'SOFTWARE_CONFIG'}},
         'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {
@@ -251,3 +253,183 @@ def test_hidden_values_stay_masked_through_simulated_attributes(
     conftest.run_openstack(server, 'stack', 'breakpoint', 'continue',
                            stack)
     utils.wait_stack(hc, stack, 'CREATE_COMPLETE')
+
+
+# Each test below makes its stacks in a project of its own: which networks
+# a server without ``networks`` may be put on is the project's business.
+def _project(server, label):
+    """A client of a new project (noauth takes it from X-Auth-Project)."""
+    from heatclient import client as heat_client
+    from keystoneauth1 import noauth
+    from keystoneauth1 import session
+    project = '%s-%s' % (label, uuid.uuid4().hex[:6])
+    sess = session.Session(auth=noauth.NoAuth(),
+                           additional_headers={'X-Auth-Project': project})
+    return heat_client.Client('1', session=sess, endpoint_override=(
+        '%s/v1/%s' % (server.url, project)))
+
+
+def _hot(resources, outputs=None):
+    return {'heat_template_version': '2021-04-16', 'resources': resources,
+            'outputs': {k: {'value': v} for k, v in (outputs or {}).items()}}
+
+
+def test_an_external_resource_is_the_object_it_names(server):
+    hc = _project(server, 'external')
+    owner = _create(hc, _hot({
+        'net': {'type': 'OS::Neutron::Net', 'properties': {
+            'name': 'theirs'}}}, {'id': {'get_resource': 'net'}}))
+    net_id = _outputs(hc, owner)['id']
+    assumed = str(uuid.uuid4())
+    name = _create(hc, _hot({
+        'net': {'type': 'OS::Neutron::Net', 'external_id': net_id},
+        'other': {'type': 'OS::Neutron::Net', 'external_id': assumed}},
+        {'name': {'get_attr': ['net', 'name']},
+         'ref': {'get_resource': 'net'},
+         'other': {'get_resource': 'other'}}))
+    out = _outputs(hc, name)
+    assert (out['name'], out['ref'], out['other']) == (
+        'theirs', net_id, assumed)
+    # Heat leaves an external resource in the cloud when its stack goes.
+    hc.stacks.delete(name)
+    utils.wait_for(lambda: name not in [s.stack_name
+                                        for s in hc.stacks.list()],
+                   60, what='the delete')
+    assert _outputs(hc, owner)['id'] == net_id
+    assert [r.resource_status for r in hc.resources.list(owner)] == [
+        'CREATE_COMPLETE']
+
+
+def test_a_subnets_pools_exclude_its_gateway(server):
+    hc = _project(server, 'pools')
+    subnet = {'type': 'OS::Neutron::Subnet', 'properties': {
+        'network': {'get_resource': 'net'}, 'cidr': '10.8.0.0/24'}}
+    name = _create(hc, _hot({
+        'net': {'type': 'OS::Neutron::Net'},
+        'subnet': subnet,
+        'middle': {'type': 'OS::Neutron::Subnet', 'properties': dict(
+            subnet['properties'], cidr='10.8.1.0/24',
+            gateway_ip='10.8.1.100')},
+        'none': {'type': 'OS::Neutron::Subnet', 'properties': dict(
+            subnet['properties'], cidr='10.8.2.0/24', gateway_ip=None)},
+        'port': {'type': 'OS::Neutron::Port', 'properties': {
+            'network': {'get_resource': 'net'},
+            'fixed_ips': [{'subnet': {'get_resource': 'subnet'}}]}}},
+        {'pools': {'get_attr': ['subnet', 'allocation_pools']},
+         'gateway': {'get_attr': ['subnet', 'gateway_ip']},
+         'middle': {'get_attr': ['middle', 'allocation_pools']},
+         'none': {'get_attr': ['none', 'allocation_pools']},
+         'port_ip': {'get_attr': ['port', 'fixed_ips', 0, 'ip_address']}}))
+    out = _outputs(hc, name)
+    assert out['gateway'] == '10.8.0.1'
+    assert out['pools'] == [{'start': '10.8.0.2', 'end': '10.8.0.254'}]
+    assert out['middle'] == [{'start': '10.8.1.1', 'end': '10.8.1.99'},
+                             {'start': '10.8.1.101', 'end': '10.8.1.254'}]
+    assert out['none'] == [{'start': '10.8.2.1', 'end': '10.8.2.254'}]
+    assert out['port_ip'] == '10.8.0.2'
+
+
+ROUTED = {
+    'net': {'type': 'OS::Neutron::Net'},
+    'subnet': {'type': 'OS::Neutron::Subnet', 'properties': {
+        'network': {'get_resource': 'net'}, 'cidr': '10.6.0.0/24'}},
+    'router': {'type': 'OS::Neutron::Router', 'properties': {
+        'external_gateway_info': {'network': 'public'}}},
+    'interface': {'type': 'OS::Neutron::RouterInterface', 'properties': {
+        'router': {'get_resource': 'router'},
+        'subnet': {'get_resource': 'subnet'}}},
+    'port': {'type': 'OS::Neutron::Port', 'properties': {
+        'network': {'get_resource': 'net'},
+        'fixed_ips': [{'subnet': {'get_resource': 'subnet'}}]}},
+    'other_port': {'type': 'OS::Neutron::Port', 'properties': {
+        'network': {'get_resource': 'net'},
+        'fixed_ips': [{'subnet': {'get_resource': 'subnet'}}]}},
+    'fip': {'type': 'OS::Neutron::FloatingIP', 'depends_on': ['interface'],
+            'properties': {'floating_network': 'public',
+                           'port_id': {'get_resource': 'port'}}},
+    'later': {'type': 'OS::Neutron::FloatingIP',
+              'properties': {'floating_network': 'public'}},
+    'association': {'type': 'OS::Neutron::FloatingIPAssociation',
+                    'depends_on': ['interface'], 'properties': {
+                        'floatingip_id': {'get_resource': 'later'},
+                        'port_id': {'get_resource': 'other_port'}}},
+    'web': {'type': 'OS::Nova::Server', 'properties': {
+        'image': 'cirros', 'flavor': 'm1.small',
+        'networks': [{'port': {'get_resource': 'port'}}]}},
+}
+
+
+def test_a_floating_ip_is_reached_through_its_router(server):
+    hc = _project(server, 'routed')
+    name = _create(hc, _hot(ROUTED, {
+        'router': {'get_resource': 'router'},
+        'fip': {'get_attr': ['fip', 'router_id']},
+        'later': {'get_attr': ['later', 'show', 'router_id']}}))
+    out = _outputs(hc, name)
+    assert out['router'] and out['fip'] == out['router']
+    assert out['later'] == out['router']
+
+
+def test_a_servers_access_addresses_are_empty_unless_set(server):
+    hc = _project(server, 'access')
+    name = _create(hc, _hot(ROUTED, {
+        'v4': {'get_attr': ['web', 'accessIPv4']},
+        'v6': {'get_attr': ['web', 'accessIPv6']},
+        'first': {'get_attr': ['web', 'first_address']}}))
+    out = _outputs(hc, name)
+    assert out['first'].startswith('10.6.0.')
+    assert (out['v4'], out['v6']) == ('', '')
+
+
+LONE = {'web': {'type': 'OS::Nova::Server', 'properties': {
+    'image': 'cirros', 'flavor': 'm1.small'}}}
+
+
+def test_a_server_naming_no_network_is_refused_when_several_fit(server):
+    hc = _project(server, 'lone')
+    # The project's only network: the cloud's own (private).
+    name = _create(hc, _hot(LONE, {
+        'networks': {'get_attr': ['web', 'networks']}}))
+    assert sorted(k for k in _outputs(hc, name)['networks']
+                  if not values_like_id(k)) == ['private']
+    # Another stack of the project makes a network: two fit, and Nova
+    # refuses to choose.
+    _create(hc, _hot({'net': {'type': 'OS::Neutron::Net'},
+                      'subnet': {'type': 'OS::Neutron::Subnet',
+                                 'properties': {
+                                     'network': {'get_resource': 'net'},
+                                     'cidr': '10.5.0.0/24'}}}))
+    refused = 'lone-%s' % uuid.uuid4().hex[:6]
+    hc.stacks.create(stack_name=refused, template=_hot(LONE))
+    utils.wait_stack(hc, refused, 'CREATE_FAILED')
+    assert 'Multiple possible networks found, use a Network ID to be ' \
+        'more specific.' in hc.stacks.get(refused).stack_status_reason
+    # Another project's networks are not this project's.
+    _create(_project(server, 'lone'), _hot(LONE))
+
+
+def values_like_id(text):
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True
+
+
+def test_a_deployments_output_names_its_configs_group(server):
+    hc = _project(server, 'group')
+    template = dict(MASKED, parameters={})
+    template['resources'] = dict(MASKED['resources'])
+    template['resources']['deploy'] = {
+        'type': 'OS::Heat::SoftwareDeployment', 'properties': {
+            'config': {'get_resource': 'config'},
+            'server': {'get_resource': 'web'}}}
+    template['resources']['web'] = {
+        'type': 'OS::Nova::Server', 'properties': {
+            'image': 'cirros', 'flavor': 'm1.small',
+            'user_data_format': 'SOFTWARE_CONFIG'}}
+    template['outputs'] = {'stdout': {'value': {
+        'get_attr': ['deploy', 'deploy_stdout']}}}
+    name = _create(hc, template)
+    stdout = _outputs(hc, name)['stdout']
+    assert stdout.startswith('simulated: script config '), stdout

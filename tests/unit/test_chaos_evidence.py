@@ -72,6 +72,61 @@ def test_a_message_taken_by_a_live_engine_is_not_stock():
     assert 'taken by engine-2, not killed' in details
 
 
+def _kill(offset, engine):
+    """A kill ``offset`` s after the check was sent, of ``engine``."""
+    return chaos.Kill(at=0, wall=chaos_checks._log_time(CAST) + offset,
+                      engine=engine, engine_id=engine, code=-9, parked=[],
+                      in_check=[])
+
+
+def test_a_message_is_lost_only_with_the_engine_that_took_it():
+    taken = _logs(taken_by='engine-2')
+    # Another engine's kill strands nothing of engine-2's.
+    result = types.SimpleNamespace(kills=[_kill(1.0, 'engine-1')])
+    kind, details = _verdict(result, taken)
+    assert kind == 'not stock', details
+    assert 'taken by engine-2, not killed' in details
+    result.kills.append(_kill(1.0, 'engine-2'))
+    kind, details = _verdict(result, taken)
+    assert kind == 'stock', details
+    assert 'message abc123 taken by engine-2, killed 1.0 s later' in details
+
+
+def test_a_kill_long_after_the_message_was_taken_is_not_its_loss():
+    # The window is what the runs measured (up to 6.2 s), not any time.
+    taken = _logs(taken_by='engine-2')
+    soon = types.SimpleNamespace(kills=[_kill(6.0, 'engine-2')])
+    assert _verdict(soon, taken)[0] == 'stock'
+    late = types.SimpleNamespace(kills=[_kill(30.0, 'engine-2')])
+    kind, details = _verdict(late, taken)
+    assert kind == 'not stock', details
+    assert 'taken by engine-2, not killed within' in details
+
+
+def _silent_verdict(*kills):
+    """engine-3 made progress, then sent no check."""
+    logs = chaos_checks.Logs.__new__(chaos_checks.Logs)
+    logs.lines = {'engine-3': [PROGRESS], 'engine-1': []}
+    logs.taken = {}
+    return _verdict(types.SimpleNamespace(kills=list(kills)), logs)
+
+
+def test_progress_without_a_check_is_lost_only_with_its_own_engine():
+    kind, details = _silent_verdict(_kill(1.0, 'engine-1'))
+    assert kind == 'not stock', details
+    assert 'engine-3 not killed within' in details
+    kind, details = _silent_verdict(_kill(1.0, 'engine-1'),
+                                    _kill(2.0, 'engine-3'))
+    assert kind == 'stock', details
+    assert 'lost with engine-3, killed 2.0 s after' in details
+
+
+def test_progress_without_a_check_and_a_late_kill_is_not_stock():
+    assert _silent_verdict(_kill(6.0, 'engine-3'))[0] == 'stock'
+    kind, details = _silent_verdict(_kill(30.0, 'engine-3'))
+    assert kind == 'not stock', details
+
+
 HOOK_AT = '2026-12-02 06:58:15.929'
 REACHED = ('%s 15726 INFO heat.engine.resource [None req-9 admin admin - - '
            '- -] Reached hook on TestResource "b_1" Stack "chaos-1" [591f]'

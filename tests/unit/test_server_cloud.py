@@ -16,6 +16,7 @@ notice's words, the object store.
 """
 
 import ipaddress
+import types
 
 import pytest
 
@@ -151,6 +152,55 @@ def test_a_boot_script_sends_the_signals_of_its_healthy_path():
                                                   ('PUT', cfn)]
     assert signals[0][2]['id'] == '5' and signals[0][3] == 'tok'
     assert signals[1][2]['Status'] == 'SUCCESS'
+
+
+def test_each_native_signal_is_taken_in_before_the_next_is_sent(
+        monkeypatch):
+    # Heat's API hands a signal to an engine thread and answers at once;
+    # sent back to back, the handle could number them out of order (an
+    # explicit id 5 taken before the fourth signal without one, which
+    # then takes id 5 too: the count is never reached).
+    import requests
+
+    url = BASE + '/v1/admin/stacks/s/1/resources/h/signal'
+    events = BASE + '/v1/admin/stacks/s/1/resources/h/events'
+    calls, handled = [], []
+
+    class Answer:
+        def __init__(self, doc=None):
+            self.ok, self.status_code, self.doc = True, 200, doc
+
+        def json(self):
+            return self.doc
+
+    def get(where, headers=None, timeout=None):
+        calls.append(('GET', where))
+        # The engine takes a signal in after two looks.
+        if len([c for c in calls if c[0] == 'GET']) % 2 == 0 and \
+                len(handled) < len([c for c in calls if c[0] == 'POST']):
+            handled.append(True)
+        return Answer({'events': [{'resource_status': 'CREATE_COMPLETE'}] +
+                       [{'resource_status': 'SIGNAL_COMPLETE'}] *
+                       len(handled)})
+
+    def request(method, where, data=None, headers=None, timeout=None):
+        assert len(handled) == len([c for c in calls if c[0] == 'POST']), \
+            'a signal sent before the one before it was taken in'
+        calls.append(('POST', where))
+        return Answer()
+
+    monkeypatch.setattr(requests, 'get', get)
+    monkeypatch.setattr(requests, 'request', request)
+    monkeypatch.setattr(agents, 'SIGNAL_TAKEN_SECONDS', 5.0)
+    cloud = types.SimpleNamespace(store=None)
+    signals = [('POST', url, {'status': 'SUCCESS'}, 'tok')] * 3
+    monkeypatch.setattr(swift.SimulatedSwift, 'put_url',
+                        lambda self, u, body: False)
+    monkeypatch.setattr(swift.SimulatedSwift, '__init__',
+                        lambda self, *args: None)
+    agents.Agents(cloud)._send('web', signals)
+    assert [c for c in calls if c[0] == 'POST'] == [('POST', url)] * 3
+    assert {c[1] for c in calls if c[0] == 'GET'} == {events}
 
 
 def test_deployment_outputs_say_they_are_simulated():

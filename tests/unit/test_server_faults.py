@@ -55,6 +55,21 @@ def test_times_and_every_count_each_resource_of_each_stack():
     assert book.decide('a', 'T', 'CREATE', scope='s2') is None
 
 
+def test_times_acts_on_the_first_n_attempts_of_each_resource():
+    book = faults.FaultBook(faults.parse_rules([{'times': 2}]))
+    acted = [bool(book.decide('a', 'T', 'CREATE', scope='s1'))
+             for _ in range(4)]
+    assert acted == [True, True, False, False]
+    # Each resource and each stack has its own count.
+    assert [bool(book.decide('b', 'T', 'CREATE', scope='s1')),
+            bool(book.decide('a', 'T', 'CREATE', scope='s2'))] == [True,
+                                                                   True]
+    # Without a count, a rule acts on every attempt.
+    always = faults.FaultBook(faults.parse_rules([{'resource': 'a'}]))
+    assert [bool(always.decide('a', 'T', 'CREATE', scope='s1'))
+            for _ in range(3)] == [True, True, True]
+
+
 def test_a_seeded_probability_picks_the_same_resources_every_run():
     rules = [{'probability': 0.3, 'seed': 7}]
     picks = []

@@ -36,6 +36,8 @@ LOG = logging.getLogger(__name__)
 
 BOOT_SECONDS = 0.05
 DEPLOY_SECONDS = 0.05
+# At most this long for Heat to take one signal in before the next.
+SIGNAL_TAKEN_SECONDS = 10.0
 _URL = re.compile(r'''https?://[^\s'"\\]+''')
 _TOKEN = re.compile(r'''X-Auth-Token:\s*([^\s'"]+)''')
 
@@ -118,6 +120,45 @@ def boot_signals(script: str, base_url: str, failing: bool = False) -> list:
     return signals
 
 
+def _events_url(url: str):
+    """The events of the resource a native Heat signal URL names."""
+    path = url.split('?', 1)[0].rstrip('/')
+    if '/cfn/' in path or '/resources/' not in path or \
+            not path.endswith('/signal'):
+        return None
+    return path[:-len('/signal')] + '/events'
+
+
+def _signals_seen(events_url: str, headers: dict):
+    """How many signals the resource's events show, or None."""
+    import requests
+    try:
+        answer = requests.get(events_url, headers=headers, timeout=10)
+        found = answer.json().get('events') or []
+    except Exception:
+        return None
+    # The API joins an event's action to its status: SIGNAL_COMPLETE.
+    return sum(1 for e in found if str(e.get('resource_status') or '')
+               .startswith('SIGNAL_'))
+
+
+def _wait_taken(events_url: str, headers: dict, seen: int) -> None:
+    """Wait until Heat has taken a signal in, as a script's next line does.
+
+    Heat's API hands a signal to a thread of the engine and answers at
+    once; a script's commands each take a while, a simulated agent's
+    none: its next signal could be handled first. A wait condition
+    handle numbers a signal without an ID by those it has, so that the
+    order changes the IDs, and two signals may take one ID.
+    """
+    deadline = time.monotonic() + SIGNAL_TAKEN_SECONDS
+    while time.monotonic() < deadline:
+        now = _signals_seen(events_url, headers)
+        if now is None or now > seen:
+            return
+        time.sleep(0.05)
+
+
 class Agents(object):
     """The agents of every simulated server of one cloud."""
 
@@ -173,10 +214,14 @@ class Agents(object):
                        'Accept': 'application/json'}
             if token:
                 headers['X-Auth-Token'] = token
+            events = _events_url(url)
+            seen = _signals_seen(events, headers) if events else None
             answer = requests.request(method, url, data=json.dumps(body),
                                       headers=headers, timeout=60)
             LOG.info('simulated server %s signalled %s: %s', server_name,
                      url, answer.status_code)
+            if seen is not None and answer.ok:
+                _wait_taken(events, headers, seen)
 
     # Deployments -------------------------------------------------------------
     def deployments_changed(self, cnxt, server_id: str) -> None:
@@ -261,12 +306,21 @@ class Agents(object):
                  '%s)', sd.server_id, sd.id, details['deploy_status_code'])
 
 
+def _config_field(config: dict, sd, field: str):
+    """A field of the config: Heat keeps its group beside its body."""
+    found = config.get(field)
+    if not found and sd.config is not None:
+        found = getattr(sd.config, field, None)
+    return found
+
+
 def deployment_outputs(config: dict, sd) -> dict:
     """What the agent reports: status 0 and simulated outputs."""
     name = config.get('name') or sd.config_id
     details = {
         'deploy_stdout': 'simulated: %s config %s ran on server %s' % (
-            config.get('group') or 'Heat::Ungrouped', name, sd.server_id),
+            _config_field(config, sd, 'group') or 'Heat::Ungrouped', name,
+            sd.server_id),
         'deploy_stderr': '',
         'deploy_status_code': 0,
     }
@@ -286,7 +340,8 @@ def failed_outputs(config: dict, sd, rule) -> dict:
     inputs.update(sd.input_values or {})
     stderr = faults.render_stderr(rule.stderr, inputs) if rule.stderr \
         else '%s: %s exited with status %d' % (
-            config.get('group') or 'script', name, rule.status)
+            _config_field(config, sd, 'group') or 'script', name,
+            rule.status)
     return {'deploy_stdout': '',
             'deploy_stderr': '%s (simulated fault: %s)' % (stderr,
                                                            rule.label),

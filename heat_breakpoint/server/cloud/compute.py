@@ -12,13 +12,15 @@
 """Simulated Nova: servers (and EC2 instances), key pairs, flavors, EIPs.
 
 A server's addresses are its ports': the ports a template gives it, or
-ports Nova makes on the networks it names (on ``private`` when it names
-none, as a cloud with one tenant network does). A floating IP associated
-with one of its ports shows in its ``addresses`` as ``floating``.
+ports Nova makes on the networks it names (on the project's only
+network when it names none; Nova refuses to choose among several).
+A floating IP associated with one of its ports shows in its
+``addresses`` as ``floating``.
 """
 
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import network
+from heat_breakpoint.server.cloud import store as cloud_store
 from heat_breakpoint.server.cloud import values
 
 DEFAULT_NETWORK = 'private'
@@ -56,22 +58,46 @@ def _ports_for(sim, requests, server_id):
     return ports
 
 
+def network_ambiguous():
+    """Nova's refusal to choose a network for a server naming none."""
+    from novaclient import exceptions
+    return exceptions.Conflict(409, message=(
+        'Multiple possible networks found, use a Network ID to be more '
+        'specific.'))
+
+
+def _available_networks(sim) -> list:
+    """The networks Nova may put a server on, as it lists them.
+
+    Those of the server's project and the shared ones, but the external
+    ones: the project's networks made by its stacks, and the cloud's
+    (the --cloud file's; without one, ``private`` alone, assumed: the
+    names other look-ups assume belong to no project).
+    """
+    found = []
+    for net in sim.store.all('network'):
+        if net.get('router:external'):
+            continue
+        if net.origin == cloud_store.CREATED:
+            if net.project == sim.project or net.get('shared'):
+                found.append(net.id)
+        elif sim.inventory.strict or net.name == DEFAULT_NETWORK:
+            found.append(net.id)
+    if not found and not sim.inventory.strict:
+        found.append(sim.find('network', DEFAULT_NETWORK).id)
+    return found
+
+
 def _default_network(sim):
     """The network Nova picks for a server that names none.
 
-    The project's network (``private`` unless a --cloud file says
-    otherwise): the first one of the cloud that is not external; with
-    none, the server has no port, as Nova leaves it.
+    The project's only network; with several, Nova refuses to choose;
+    with none, the server has no port, as Nova leaves it.
     """
-    found = sim.store.find('network', DEFAULT_NETWORK)
-    if found:
-        return found[0].id
-    for net in sim.store.all('network'):
-        if not net.get('router:external'):
-            return net.id
-    if sim.inventory.strict:
-        return None
-    return sim.find('network', DEFAULT_NETWORK).id
+    found = _available_networks(sim)
+    if len(found) > 1:
+        raise network_ambiguous()
+    return found[0] if found else None
 
 
 def _port_addresses(store, port_ids):
@@ -203,10 +229,11 @@ class Server(_ServerBase):
             return addresses(sim.store, ports)
         if name == 'networks':
             return networks(sim.store, ports)
-        if name in ('first_address', 'accessIPv4'):
+        if name == 'first_address':
             return first_address(sim.store, ports) or ''
-        if name == 'accessIPv6':
-            return ''
+        if name in ('accessIPv4', 'accessIPv6'):
+            # Nova leaves them empty unless the user sets them.
+            return obj.get(name) or ''
         if name == 'instance_name':
             return obj.get('OS-EXT-SRV-ATTR:instance_name')
         if name == 'console_urls':

@@ -202,7 +202,8 @@ class Inventory(object):
                 'network_id': object_id, 'cidr': str(net),
                 'ip_version': net.version,
                 'gateway_ip': values.nth_address(cidr, 1),
-                'allocation_pools': values.pools_of(cidr, gateway=True),
+                'allocation_pools': values.pools_of(
+                    cidr, gateway=values.nth_address(cidr, 1)),
                 'enable_dhcp': True})
             found = self.store.update(object_id, subnets=[subnet_id])
         return found

@@ -133,7 +133,7 @@ class Subnet(models.Model):
         cidr = fields.get('cidr') or '10.0.0.0/24'
         network = fields.get('network') or fields.get('network_id')
         gateway = fields.get('gateway_ip')
-        if gateway is None:
+        if gateway in (None, 'auto'):
             gateway = values.nth_address(cidr, 1)
         elif gateway == '':
             gateway = None
@@ -269,6 +269,31 @@ def floating_address(sim, network, subnet_ref=None):
     return subnet.id, allocate(sim.store, subnet)
 
 
+def router_for(store, port_id, floating_network_id):
+    """The router through which a port's floating IP is reached.
+
+    As Neutron finds it on association: a router with an interface on
+    one of the port's subnets and its gateway on the floating network.
+    """
+    port = store.get(port_id) if port_id else None
+    if port is None:
+        return None
+    subnets = {f.get('subnet_id') for f in port.get('fixed_ips') or []}
+    for interface in store.all('router_interface'):
+        subnet = interface.get('subnet')
+        if not subnet and interface.get('port'):
+            on = store.get(interface['port']) or {}
+            subnet = next((f.get('subnet_id')
+                           for f in on.get('fixed_ips') or []), None)
+        router = store.get(interface.get('router') or '')
+        if router is None or subnet not in subnets:
+            continue
+        gateway = router.get('external_gateway_info') or {}
+        if gateway.get('network_id') == floating_network_id:
+            return router.id
+    return None
+
+
 def port_first_address(store, port_id):
     port = store.get(port_id) if port_id else None
     if port is None:
@@ -295,7 +320,8 @@ class FloatingIP(models.Model):
             'port_id': port_id,
             'fixed_ip_address': props.get('fixed_ip_address') or
             port_first_address(sim.store, port_id),
-            'router_id': None, 'tenant_id': sim.project,
+            'router_id': router_for(sim.store, port_id, network.id),
+            'tenant_id': sim.project,
             'status': 'ACTIVE' if port_id else 'DOWN'}
 
     def update(self, sim, obj, prop_diff):
@@ -303,6 +329,9 @@ class FloatingIP(models.Model):
         if 'port_id' in prop_diff:
             changes['fixed_ip_address'] = port_first_address(
                 sim.store, prop_diff['port_id'])
+            changes['router_id'] = router_for(
+                sim.store, prop_diff['port_id'],
+                obj.get('floating_network_id'))
         return changes
 
 
@@ -312,26 +341,34 @@ class FloatingIPAssociation(models.Model):
 
     def create(self, sim):
         props = sim.props
+        fip = sim.store.get(props['floatingip_id']) or {}
         sim.store.update(props['floatingip_id'], port_id=props['port_id'],
                          status='ACTIVE',
                          fixed_ip_address=props.get('fixed_ip_address') or
-                         port_first_address(sim.store, props['port_id']))
+                         port_first_address(sim.store, props['port_id']),
+                         router_id=router_for(
+                             sim.store, props['port_id'],
+                             fip.get('floating_network_id')))
         return dict(props)
 
     def update(self, sim, obj, prop_diff):
         self.delete(sim, obj)
         merged = dict(obj)
         merged.update(prop_diff)
+        fip = sim.store.get(merged['floatingip_id']) or {}
         sim.store.update(merged['floatingip_id'], port_id=merged['port_id'],
                          fixed_ip_address=port_first_address(
-                             sim.store, merged['port_id']))
+                             sim.store, merged['port_id']),
+                         router_id=router_for(
+                             sim.store, merged['port_id'],
+                             fip.get('floating_network_id')))
         return dict(prop_diff)
 
     def delete(self, sim, obj):
         fip = sim.store.get(obj.get('floatingip_id'))
         if fip is not None and fip.get('port_id') == obj.get('port_id'):
             sim.store.update(fip.id, port_id=None, fixed_ip_address=None,
-                             status='DOWN')
+                             router_id=None, status='DOWN')
 
 
 @models.model('OS::Neutron::SecurityGroup', 'AWS::EC2::SecurityGroup')

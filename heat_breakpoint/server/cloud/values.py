@@ -51,20 +51,31 @@ def nth_address(cidr: str, index: int) -> str:
 
 
 def pools_of(cidr: str, pools=None, gateway=None) -> list:
+    """Neutron's default pools: the subnet's hosts but its gateway.
+
+    ``gateway`` is the gateway's address, or None for a subnet without
+    one; given ``pools`` are kept as they are.
+    """
     if pools:
         return [{'start': p['start'], 'end': p['end']} for p in pools]
     net = ipaddress.ip_network(cidr, strict=False)
-    first = net.network_address + 2 if gateway is None else (
-        net.network_address + 1)
+    first = net.network_address + 1
     last = net.broadcast_address - 1 if net.version == 4 else (
         net.network_address + min(net.num_addresses - 1, 2 ** 16))
-    return [{'start': str(first), 'end': str(last)}]
+    ranges = [(first, last)]
+    if gateway:
+        gw = ipaddress.ip_address(gateway)
+        if first <= gw <= last:
+            # Neutron splits the range around a gateway inside it.
+            ranges = [(a, b) for a, b in ((first, gw - 1), (gw + 1, last))
+                      if a <= b]
+    return [{'start': str(a), 'end': str(b)} for a, b in ranges]
 
 
 def first_free(cidr: str, pools, taken) -> str:
     """The lowest address of the pools that is not taken, as DHCP gives."""
     taken = set(taken)
-    for pool in pools_of(cidr, pools):
+    for pool in pools or pools_of(cidr, gateway=nth_address(cidr, 1)):
         start = ipaddress.ip_address(pool['start'])
         end = ipaddress.ip_address(pool['end'])
         address = start
