@@ -330,3 +330,48 @@ def test_set_on_replace_during_the_update(heat_server, heat, stack_name):
     osc(heat_server, 'step', stack_name, 'r')
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
     assert physical_ids(heat, stack_name)['r'] != before['r']
+
+
+def test_update_hold_translates_heat_old_property_names(heat_server, heat,
+                                                        stack_name):
+    """Inputs at an update hold resolve ``network_id`` and the like.
+
+    Heat translates its old property names (``network_id`` to
+    ``network``...) before it resolves; a create hold shows them, and so
+    must an update hold.
+    """
+    def tmpl(name):
+        return {'heat_template_version': '2018-08-31', 'resources': {
+            'net': {'type': 'OS::Neutron::Net'},
+            'subnet': {'type': 'OS::Neutron::Subnet', 'properties': {
+                'name': name, 'network_id': {'get_resource': 'net'},
+                'cidr': '10.0.3.0/24'}},
+            'router': {'type': 'OS::Neutron::Router'},
+            'iface': {'type': 'OS::Neutron::RouterInterface',
+                      'properties': {
+                          'router_id': {'get_resource': 'router'},
+                          'subnet_id': {'get_resource': 'subnet'}}}}}
+    create(heat, stack_name, tmpl('a'))
+    ids = physical_ids(heat, stack_name)
+    heat.stacks.update(stack_name, template=tmpl('b'),
+                       environment=env('subnet', 'iface',
+                                       when=breakpoints.BEFORE))
+    wait_held(heat, stack_name, ['subnet'])
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'subnet',
+                           '-f', 'json'))
+    assert 'unresolved' not in shown['inputs'], shown['inputs']
+    assert shown['inputs']['network'] == ids['net']
+    assert shown['inputs']['name'] == 'b'
+    hit = ever_held(heat, stack_name, 'subnet')[-1]
+    details = heat.events.get(stack_name, 'subnet', hit.id)
+    assert details.resource_properties['properties']['network'] == \
+        ids['net']
+    osc(heat_server, 'clear', stack_name, 'subnet')
+    wait_held(heat, stack_name, ['iface'])
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'iface',
+                           '-f', 'json'))
+    assert 'unresolved' not in shown['inputs'], shown['inputs']
+    assert (shown['inputs']['router'], shown['inputs']['subnet']) == (
+        ids['router'], ids['subnet'])
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
