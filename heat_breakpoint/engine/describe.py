@@ -18,7 +18,9 @@ the engine decides with), or is done with it; the hit's inputs exactly as
 its event stored them (masked once, by the engine; Heat's own
 error of a failure hold through the same text net); its neighbours in the
 order the operation walks them (reversed for a delete), from the
-database, since a stack being deleted has an empty template.
+database, since a stack being deleted has an empty template, and from
+the graph Heat runs the operation on (the dependencies Heat adds
+itself are there before a resource's row stores them).
 """
 
 import sqlalchemy as sa
