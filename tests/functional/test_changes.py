@@ -375,3 +375,44 @@ def test_update_hold_translates_heat_old_property_names(heat_server, heat,
         ids['router'], ids['subnet'])
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+
+
+def test_on_change_holds_what_a_count_change_adds_inside_members(
+        heat_server, heat, stack_name):
+    """``workers/*/volume`` holds the volume of a member a count adds.
+
+    The member's nested stack is created by the stack update: what is
+    in it is added by the update too.
+    """
+    from heatclient_ext.v1 import manager as bp_v1
+    member = {'heat_template_version': '2018-08-31', 'resources': {
+        'volume': _test_resource('data')}}
+    files = {'member.yaml': yaml.safe_dump(member)}
+
+    def group(count):
+        return {'heat_template_version': '2018-08-31', 'resources': {
+            'workers': {'type': 'OS::Heat::ResourceGroup', 'properties': {
+                'count': count,
+                'resource_def': {'type': 'member.yaml'}}}}}
+    create(heat, stack_name, group(1), files=files)
+    heat.stacks.update(stack_name, template=group(2), files=files,
+                       environment=env('workers/*/volume',
+                                       when=breakpoints.CHANGED))
+
+    def held():
+        return {row['resource']: row
+                for row in bp_v1.BreakpointManager(heat).list(stack_name)
+                if row['state'] == 'held'}
+    rows = utils.wait_for(lambda: held().get('workers/1/volume') and held(),
+                          60, what='workers/1/volume held')
+    assert set(rows) == {'workers/1/volume'}
+    assert (rows['workers/1/volume']['action'],
+            rows['workers/1/volume']['when']) == ('CREATE',
+                                                  breakpoints.CHANGED)
+    shown = json.loads(osc(heat_server, 'show', stack_name,
+                           'workers/1/volume', '-f', 'json'))
+    assert shown['change']['kind'] == 'add'
+    assert shown['change']['properties']['value'] == {'old': None,
+                                                      'new': 'data'}
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
