@@ -330,7 +330,8 @@ def eligible(check: 'facts.Check', action: str,
     a delete in a stack delete (before it, only of a resource that has
     something to delete and a template other than the check's). What an
     update plans (``changed``, ``replaced``) holds in a stack update: its
-    updates, the resources it adds (not replacements) and those it removes.
+    updates, the resources it adds (not replacements, and what is in a
+    nested stack it creates) and those it removes.
     Nothing holds in a rollback or an adopt (and nothing while the root
     rolls back: :func:`hold`).
     """
@@ -341,7 +342,11 @@ def eligible(check: 'facts.Check', action: str,
         return operation == 'UPDATE'
     if when in _PLANNED_WHENS:
         if action == 'CREATE':
-            return operation == 'UPDATE' and not check.replacement
+            # A nested stack the root's update creates (a member a
+            # ResourceGroup's count adds) holds what is in it: added too.
+            return (operation == 'UPDATE' or (
+                operation == 'CREATE' and check.root_action == 'UPDATE')) \
+                and not check.replacement
         return (action == 'DELETE' and operation == 'UPDATE' and
                 check.acted_on and check.template_changed)
     if action == 'CREATE':

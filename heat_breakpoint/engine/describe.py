@@ -18,7 +18,9 @@ the engine decides with), or is done with it; the hit's inputs exactly as
 its event stored them (masked once, by the engine; Heat's own
 error of a failure hold through the same text net); its neighbours in the
 order the operation walks them (reversed for a delete), from the
-database, since a stack being deleted has an empty template.
+database, since a stack being deleted has an empty template, and from
+the graph Heat runs the operation on (the dependencies Heat adds
+itself are there before a resource's row stores them).
 """
 
 import sqlalchemy as sa
@@ -130,6 +132,27 @@ def _hit(result, rsrc) -> None:
         result['event'] = found.uuid
 
 
+def _operation_graph(rsrc, by_id) -> tuple:
+    """Names ``rsrc`` requires and is required by in the stack's graph.
+
+    The convergence graph of the stack's operation as Heat stored it
+    (``current_deps``: edges from requirer to required, built from the
+    stack's dependencies, implicit ones included); only the nodes that
+    create or update a resource, not the clean-ups. Read from the edges
+    themselves: a node's form differs between Heat releases.
+    """
+    requires, required_by = set(), set()
+    edges = (getattr(rsrc.stack, 'current_deps', None) or {}).get('edges')
+    for requirer, required in edges or ():
+        if not (required and requirer[1] and required[1]):
+            continue
+        if requirer[0] == rsrc.id and required[0] in by_id:
+            requires.add(by_id[required[0]])
+        elif required[0] == rsrc.id and requirer[0] in by_id:
+            required_by.add(by_id[requirer[0]])
+    return requires, required_by
+
+
 def _neighbours(result, rsrc, op_action) -> None:
     """What it requires and what requires it, from the stored graph."""
     resource = models.Resource.__table__
@@ -144,6 +167,12 @@ def _neighbours(result, rsrc, op_action) -> None:
     required_by = sorted({row.name for row in rows
                           if rsrc.id in (row.requires or [])})
     if op_action != 'DELETE':
+        # The graph Heat runs the operation on: the implicit dependencies
+        # it adds (a server on the stack's subnets) are there before the
+        # resource's row stores them.
+        more, more_by = _operation_graph(rsrc, by_id)
+        requires = sorted(set(requires) | more)
+        required_by = sorted(set(required_by) | more_by)
         # The template's view, for resources not stored yet in the graph.
         defined = rsrc.stack.t.resource_definitions(rsrc.stack)
         if rsrc.name in defined:

@@ -322,7 +322,13 @@ def _wrap_checks(cls) -> None:
                            timeout, new_stack, progress_callback=None):
         def properties():
             defn = new_stack.defn.resource_definition(self.name)
-            return defn.properties(self.properties_schema, self.context)
+            props = defn.properties(self.properties_schema, self.context)
+            # As Heat's _prepare_update_props: old names (network_id...)
+            # translated before anything is resolved; no client lookups,
+            # as a create hold's properties (Resource.__init__).
+            self.translate_properties(props, client_resolve=False,
+                                      ignore_resolve_error=True)
+            return props
         return check(self, 'UPDATE', properties,
                      lambda: update(self, template_id, new_requires,
                                     engine_id, timeout, new_stack,

@@ -26,6 +26,10 @@ RELEASE_CLEAR = 'clear'
 RELEASE_STEP = 'step'
 RELEASE_CONTINUE = 'continue'
 RELEASE_RUN_TO = 'run to'
+# An editor's Continue (the DAP adapter): the thread's holds released, every
+# other breakpoint kept armed, as a debugger's continue does; what the
+# engine does is a clear's, what the stack event says is the user's verb.
+RELEASE_RESUME = 'continue, breakpoints kept'
 # Run the action of a resource held on failure again, in the same operation.
 RELEASE_RETRY = 'retry'
 # Forget a resource whose delete failed (as ``DeletionPolicy: Retain``
@@ -42,7 +46,7 @@ RELEASE_FAILED = 'stack failed'
 # (``--nested-depth``); without, every level.
 SIGNAL_DEPTH_KEY = 'breakpoint_depth'
 RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
-            RELEASE_RETRY, RELEASE_RETAIN)
+            RELEASE_RETRY, RELEASE_RETAIN, RELEASE_RESUME)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running
 # operation without releasing anything: 'set' arms a resource, 'clear'

@@ -67,6 +67,8 @@ _RELEASES = {
     protocol.RELEASE_CONTINUE: CONTINUE,
     protocol.RELEASE_RUN_TO: CONTINUE,
     protocol.RELEASE_CLEAR: CLEAR,
+    # Releases the held resources only: what clear does to a hold.
+    protocol.RELEASE_RESUME: CLEAR,
     protocol.RELEASE_RETRY: RETRY,
     protocol.RELEASE_RETAIN: RETAIN,
 }
@@ -126,8 +128,10 @@ rules = [
     _changing(
         CLEAR,
         'Release a held resource or disarm a breakpoint in the running '
-        'operation (breakpoint clear). Default: as stacks:update.',
-        _signal('breakpoint_release: clear; breakpoint_command: clear')),
+        'operation (breakpoint clear; an editor\'s Continue). Default: as '
+        'stacks:update.',
+        _signal('breakpoint_release: clear, "continue, breakpoints kept"; '
+                'breakpoint_command: clear')),
     _changing(
         RETRY,
         'Run the failed action of a resource held on failure again '

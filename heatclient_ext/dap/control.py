@@ -12,7 +12,8 @@
 """What the editor's buttons and the Debug Console do to the operation.
 
 Every action is one of the manager's calls, as the CLI makes them:
-continue releases (as ``clear``: the other breakpoints stay armed), step
+continue releases (as ``clear`` does: the other breakpoints stay armed;
+its stack event says ``continue, breakpoints kept``), step
 over and into are ``breakpoint step``, step out arms the parent stack's
 next resources then releases, restart frame is ``breakpoint retry``,
 pause arms what has not started. The Debug Console takes the watch
@@ -94,7 +95,7 @@ class Control:
         self.apply_saved()
         rows = self.holds.rows(tid, single)
         self.resumed(None, rows)
-        self.release(rows)
+        self.release(rows, protocol.RELEASE_RESUME)
 
     def step(self, tid) -> None:
         self.apply_saved()

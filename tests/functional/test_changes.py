@@ -359,5 +359,89 @@ def test_continue_to_keeps_the_on_change_breakpoint_of_its_target(
     assert shown['change']['kind'] == 'in-place'
     assert shown['change']['properties']['value'] == {
         'old': 'same-one', 'new': 'same-two'}
+
+
+def test_update_hold_translates_heat_old_property_names(heat_server, heat,
+                                                        stack_name):
+    """Inputs at an update hold resolve ``network_id`` and the like.
+
+    Heat translates its old property names (``network_id`` to
+    ``network``...) before it resolves; a create hold shows them, and so
+    must an update hold.
+    """
+    def tmpl(name):
+        return {'heat_template_version': '2018-08-31', 'resources': {
+            'net': {'type': 'OS::Neutron::Net'},
+            'subnet': {'type': 'OS::Neutron::Subnet', 'properties': {
+                'name': name, 'network_id': {'get_resource': 'net'},
+                'cidr': '10.0.3.0/24'}},
+            'router': {'type': 'OS::Neutron::Router'},
+            'iface': {'type': 'OS::Neutron::RouterInterface',
+                      'properties': {
+                          'router_id': {'get_resource': 'router'},
+                          'subnet_id': {'get_resource': 'subnet'}}}}}
+    create(heat, stack_name, tmpl('a'))
+    ids = physical_ids(heat, stack_name)
+    heat.stacks.update(stack_name, template=tmpl('b'),
+                       environment=env('subnet', 'iface',
+                                       when=breakpoints.BEFORE))
+    wait_held(heat, stack_name, ['subnet'])
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'subnet',
+                           '-f', 'json'))
+    assert 'unresolved' not in shown['inputs'], shown['inputs']
+    assert shown['inputs']['network'] == ids['net']
+    assert shown['inputs']['name'] == 'b'
+    hit = ever_held(heat, stack_name, 'subnet')[-1]
+    details = heat.events.get(stack_name, 'subnet', hit.id)
+    assert details.resource_properties['properties']['network'] == \
+        ids['net']
+    osc(heat_server, 'clear', stack_name, 'subnet')
+    wait_held(heat, stack_name, ['iface'])
+    shown = json.loads(osc(heat_server, 'show', stack_name, 'iface',
+                           '-f', 'json'))
+    assert 'unresolved' not in shown['inputs'], shown['inputs']
+    assert (shown['inputs']['router'], shown['inputs']['subnet']) == (
+        ids['router'], ids['subnet'])
+    osc(heat_server, 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
+
+
+def test_on_change_holds_what_a_count_change_adds_inside_members(
+        heat_server, heat, stack_name):
+    """``workers/*/volume`` holds the volume of a member a count adds.
+
+    The member's nested stack is created by the stack update: what is
+    in it is added by the update too.
+    """
+    from heatclient_ext.v1 import manager as bp_v1
+    member = {'heat_template_version': '2018-08-31', 'resources': {
+        'volume': _test_resource('data')}}
+    files = {'member.yaml': yaml.safe_dump(member)}
+
+    def group(count):
+        return {'heat_template_version': '2018-08-31', 'resources': {
+            'workers': {'type': 'OS::Heat::ResourceGroup', 'properties': {
+                'count': count,
+                'resource_def': {'type': 'member.yaml'}}}}}
+    create(heat, stack_name, group(1), files=files)
+    heat.stacks.update(stack_name, template=group(2), files=files,
+                       environment=env('workers/*/volume',
+                                       when=breakpoints.CHANGED))
+
+    def held():
+        return {row['resource']: row
+                for row in bp_v1.BreakpointManager(heat).list(stack_name)
+                if row['state'] == 'held'}
+    rows = utils.wait_for(lambda: held().get('workers/1/volume') and held(),
+                          60, what='workers/1/volume held')
+    assert set(rows) == {'workers/1/volume'}
+    assert (rows['workers/1/volume']['action'],
+            rows['workers/1/volume']['when']) == ('CREATE',
+                                                  breakpoints.CHANGED)
+    shown = json.loads(osc(heat_server, 'show', stack_name,
+                           'workers/1/volume', '-f', 'json'))
+    assert shown['change']['kind'] == 'add'
+    assert shown['change']['properties']['value'] == {'old': None,
+                                                      'new': 'data'}
     osc(heat_server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')

@@ -122,6 +122,16 @@ def test_rules_given_at_start_are_listed_and_bad_ones_refused(server):
         "SNAPSHOT, RESTORE, ADOPT)")
     code, out, err = faults(server, 'remove', '99')
     assert code == 1 and 'no fault rule 99' in err
+    # Heat's own types call no cloud service: a rule there would never act.
+    code, out, err = faults(server, 'add', '--resource', 'r', '--type',
+                            'OS::Heat::TestResource')
+    assert code == 1
+    assert err.strip() == (
+        "heat-breakpoint-server faults: error: fault 'r': type "
+        "OS::Heat::TestResource is one of Heat's own types, which call no "
+        "cloud service: fault rules act on the simulated cloud's types "
+        "(OS::Nova::*, OS::Neutron::*, OS::Cinder::*...) and "
+        "OS::Heat::SoftwareDeployment and OS::Heat::StructuredDeployment")
     code, out, _ = faults(server, 'list')
     assert out.count('\n') == 1, out
 

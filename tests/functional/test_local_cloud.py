@@ -180,6 +180,27 @@ def test_the_banner_says_what_is_simulated(server):
         output
 
 
+def test_every_assumed_name_is_in_the_stack_s_events(server):
+    """A notice longer than Heat's 255-character reason loses no name."""
+    hc = server.client()
+    networks = ['assumed-network-with-a-long-name-%02d' % i
+                for i in range(12)]
+    name = _create(hc, {
+        'heat_template_version': '2018-08-31', 'resources': {
+            'port%d' % i: {'type': 'OS::Neutron::Port',
+                           'properties': {'network': network}}
+            for i, network in enumerate(networks)}})
+    notices = [e.resource_status_reason
+               for e in hc.events.list(name, sort_dir='asc')
+               if e.resource_name == name and
+               e.resource_status_reason.startswith('Simulated cloud')]
+    assert len(notices) > 1
+    assert all(len(text) <= 255 for text in notices)
+    assert notices[0] == 'Simulated cloud: 12 OS::Neutron::Port simulated'
+    said = ' '.join(notices)
+    assert [n for n in networks if 'network %s' % n not in said] == []
+
+
 def test_without_simulation_a_missing_service_is_one_line(tmp_path):
     with _server('--no-simulate') as local:
         assert '--no-simulate' in local.read_output()

@@ -387,3 +387,37 @@ def test_continue_to_from_an_after_hold(heat_server, heat, stack_name):
     osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     assert_created_once(heat, stack_name, 'abc')
+
+
+def test_before_create_requires_are_heats_implicit_ones_too(
+        heat_server, heat, stack_name):
+    """A server on a network requires the stack's subnets (Heat adds it).
+
+    ``requires`` before CREATE comes from the graph Heat runs the
+    operation on, so it agrees with what Heat stores once it ran.
+    """
+    tmpl = {'heat_template_version': '2018-08-31', 'resources': {
+        'net': {'type': 'OS::Neutron::Net'},
+        'subnet': {'type': 'OS::Neutron::Subnet', 'properties': {
+            'network': {'get_resource': 'net'}, 'cidr': '10.0.7.0/24'}},
+        'server': {'type': 'OS::Nova::Server', 'properties': {
+            'image': 'cirros', 'flavor': 'm1.small',
+            'networks': [{'network': {'get_resource': 'net'}}]}}}}
+    heat.stacks.create(stack_name=stack_name, template=tmpl,
+                       environment=env('subnet', 'server',
+                                       when=breakpoints.BEFORE))
+
+    def show(name):
+        return json.loads(osc(heat_server, 'stack', 'breakpoint', 'show',
+                              stack_name, name, '-f', 'json'))
+    wait_held_row(heat, stack_name, 'subnet', breakpoints.BEFORE)
+    assert show('subnet')['required_by'] == ['server']
+    osc(heat_server, 'stack', 'breakpoint', 'clear', stack_name, 'subnet')
+    wait_held_row(heat, stack_name, 'server', breakpoints.BEFORE)
+    held = show('server')
+    assert held['state'] == 'held'
+    assert held['requires'] == ['net', 'subnet']
+    osc(heat_server, 'stack', 'breakpoint', 'continue', stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    # What Heat stored once the server ran: the same.
+    assert show('server')['requires'] == held['requires']

@@ -157,11 +157,11 @@ def test_continue_keeps_other_breakpoints_armed(sess):
     answer = _answer(sess, 'continue', threadId=tid, singleThread=True)
     assert answer['body'] == {'allThreadsContinued': False}
     sess.manager.release.assert_called_once_with(
-        's/1', 'a', protocol.RELEASE_CLEAR, [_row('a')])
+        's/1', 'a', protocol.RELEASE_RESUME, [_row('a')])
     assert list(sess.holds.held) == ['b']
     _answer(sess, 'continue', threadId=sess.holds.threads['b'])
     assert sess.manager.release.call_args.args[:3] == (
-        's/1', 'b', protocol.RELEASE_CLEAR)
+        's/1', 'b', protocol.RELEASE_RESUME)
 
 
 def test_a_refresh_read_before_a_release_is_dropped(sess):

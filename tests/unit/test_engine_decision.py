@@ -146,6 +146,11 @@ def test_eligible_before(stack_action, action, facts_of_check, expected):
     ('UPDATE', 'DELETE', {'acted_on': False}, False),
     ('UPDATE', 'DELETE', {'template_changed': False}, False),
     ('CREATE', 'CREATE', {}, False),
+    # in a nested stack the root's update creates (a member it adds)
+    ('CREATE', 'CREATE', {'root_action': 'UPDATE'}, True),
+    ('CREATE', 'CREATE', {'root_action': 'UPDATE', 'replacement': True},
+     False),
+    ('CREATE', 'CREATE', {'root_action': 'CREATE'}, False),
     ('DELETE', 'DELETE', {}, False),
 ])
 def test_eligible_for_a_planned_change(stack_action, action,

@@ -25,6 +25,10 @@
   ``watch``, the DAP adapter) make no heatclient call of their own and
   call no private method of the manager: everything they need is a
   public call of the Python API (:mod:`heatclient_ext.v1`).
+* Every folder of Python files in both packages is a regular package
+  (``__init__.py``): pbr lists the packages it finds, and setuptools warns
+  on install about a folder of modules it did not list (and would leave
+  it out of a wheel).
 """
 
 import ast
@@ -252,6 +256,16 @@ def test_the_shared_model_imports_no_heat():
                         top == 'heat_breakpoint' and
                         not name.startswith('heat_breakpoint.model')):
                     found.append('%s:%d %s' % (relative, node.lineno, name))
+    assert found == []
+
+
+def test_every_folder_of_modules_is_a_package():
+    found = sorted(
+        str(folder.relative_to(ROOT))
+        for top in (PACKAGE, CLIENT)
+        for folder in [top, *top.rglob('*')]
+        if folder.is_dir() and folder.name != '__pycache__' and
+        any(folder.glob('*.py')) and not (folder / '__init__.py').exists())
     assert found == []
 
 

@@ -223,6 +223,31 @@ def test_the_notice_names_types_and_assumptions():
                     'assumed to exist: flavor m1.small, volume type ssd')
 
 
+def test_a_long_notice_is_several_events_within_heats_limit():
+    assumed = [('flavor', 'm1.small')] + [
+        ('network', 'tenant-network-%02d' % i) for i in range(30)]
+    types = {'OS::Nova::Server': 2, 'OS::Neutron::Port': 30}
+    found = notice.reasons(types, assumed)
+    assert len(found) > 2
+    assert all(len(text) <= notice.REASON_LIMIT for text in found)
+    assert found[0] == ('Simulated cloud: 30 OS::Neutron::Port, '
+                        '2 OS::Nova::Server simulated')
+    assert found[1].startswith('Simulated cloud: assumed to exist: '
+                               'flavor m1.small, network tenant-network-00')
+    assert all(text.startswith('Simulated cloud (continued): assumed to '
+                               'exist: network ') for text in found[2:])
+    # Every name, once, in the order assumed.
+    listed = [item for text in found[1:]
+              for item in text.split('assumed to exist: ', 1)[1].split(', ')]
+    assert listed == ['%s %s' % pair for pair in assumed]
+    # What fits stays one event, as before.
+    assert notice.reasons({'OS::Nova::Server': 2}, assumed[:3]) == [
+        notice.describe({'OS::Nova::Server': 2}, assumed[:3])]
+    # A name longer than an event is cut there, not dropped silently.
+    cut = notice.reasons({}, [('image', 'x' * 300)])
+    assert len(cut) == 1 and len(cut[0]) == notice.REASON_LIMIT
+
+
 def test_objects_of_the_simulated_swift(store):
     from swiftclient import exceptions
     account = swift.SimulatedSwift(store, 'p1')

@@ -113,12 +113,25 @@ def test_default_messages_are_the_real_services_and_name_the_rule():
     ({'type': ''}, 'type must be a type name'),
     ({'failure': 'sometimes'}, "unknown failure 'sometimes'"),
     ({'message': 5}, 'message must be text'),
+    ({'type': 'OS::Heat::TestResource'},
+     "type OS::Heat::TestResource is one of Heat's own types"),
+    ({'type': 'OS::Heat::Random*'}, 'fault rules act on the simulated'),
+    ({'type': 'AWS::CloudFormation::WaitCondition'},
+     'OS::Heat::SoftwareDeployment and OS::Heat::StructuredDeployment'),
 ])
 def test_a_bad_rule_is_one_line_naming_it(rule, words):
     with pytest.raises(faults.FaultError) as caught:
         faults.parse_rule(rule, 1)
     assert words in str(caught.value)
     assert '\n' not in str(caught.value)
+
+
+@pytest.mark.parametrize('type_name', [
+    'OS::Heat::SoftwareDeployment', 'OS::Heat::StructuredDeployment',
+    'OS::Heat::*Deployment', 'OS::Heat::*', 'OS::*', '*', 'OS::Nova::*',
+    'AWS::EC2::Instance'])
+def test_types_a_rule_can_act_on_are_taken(type_name):
+    assert faults.parse_rule({'type': type_name}, 1).type == type_name
 
 
 def test_nothing_is_half_added():

@@ -68,6 +68,12 @@ KEYS = ('resource', 'type', 'action', 'effect', 'failure', 'message',
 FAILURES = (STATUS, REFUSED) = ('status', 'refused')
 DEPLOYMENTS = ('OS::Heat::SoftwareDeployment',
                'OS::Heat::StructuredDeployment')
+# Heat's own types run as shipped and call no cloud service, so no rule
+# ever acts on them (but on the deployments, which the simulated agents
+# answer).
+HEAT_OWN = ('OS::Heat::', 'AWS::CloudFormation::')
+APPLIES_TO = ("the simulated cloud's types (OS::Nova::*, OS::Neutron::*, "
+              "OS::Cinder::*...) and %s" % ' and '.join(DEPLOYMENTS))
 
 # What the real service says when this goes wrong, by type and action.
 MESSAGES = {
@@ -231,6 +237,20 @@ def _where(rule) -> str:
         repr(rule)
 
 
+def _heat_own(type_name: str) -> bool:
+    """Does the type pattern match Heat's own types only (no deployment)?
+
+    A pattern that may match another namespace (``*``, ``OS::*``) is not
+    refused: it acts on the types of it that the cloud runs.
+    """
+    literal = type_name
+    for special in '*?[':
+        literal = literal.split(special, 1)[0]
+    return (any(literal.startswith(own) for own in HEAT_OWN) and
+            not any(fnmatch.fnmatchcase(deployment, type_name)
+                    for deployment in DEPLOYMENTS))
+
+
 def parse_rule(rule, number: int) -> Rule:
     """One rule from its YAML/JSON mapping; FaultError if it is wrong."""
     if not isinstance(rule, dict):
@@ -253,6 +273,10 @@ def parse_rule(rule, number: int) -> Rule:
     if not isinstance(type_name, str) or not type_name:
         raise FaultError('fault %s: type must be a type name or pattern, '
                          'got %r' % (_where(rule), type_name))
+    if _heat_own(type_name):
+        raise FaultError('fault %s: type %s is one of Heat\'s own types, '
+                         'which call no cloud service: fault rules act on '
+                         '%s' % (_where(rule), type_name, APPLIES_TO))
     actions = rule.get('action', list(ACTIONS))
     actions = [actions] if isinstance(actions, str) else actions
     if not isinstance(actions, list) or not actions or not all(

@@ -15,7 +15,9 @@ A template author reading ``stack event list`` sees, right after ``Stack
 CREATE started``, which of the stack's resources the simulated cloud
 runs and which names it assumed exist (a flavor, an image, a key pair
 nobody listed with ``--cloud``): what would have to be true of the real
-cloud for the same run there.
+cloud for the same run there. Heat keeps 255 characters of an event's
+reason: a longer notice is several events, each within the limit, so
+that no name is lost (the server log has it whole too).
 """
 
 import collections
@@ -27,17 +29,69 @@ LOG = logging.getLogger(__name__)
 OPERATIONS = {'create_stack': 'CREATE', 'update_stack': 'UPDATE'}
 
 
+# What Heat keeps of an event's reason (its column; the rest is cut).
+REASON_LIMIT = 255
+PREFIX = 'Simulated cloud: '
+MORE = 'Simulated cloud (continued): '
+
+
+def _type_items(types) -> list:
+    return ['%d %s' % (count, kind) for kind, count in sorted(types.items())]
+
+
+def _assumed_items(assumed) -> list:
+    return ['%s %s' % (kind.replace('_', ' '), name)
+            for kind, name in assumed]
+
+
 def describe(types, assumed) -> str:
-    """The event's words: the simulated types, then the assumptions."""
+    """The notice's words whole: the simulated types, then the assumptions."""
     parts = []
     if types:
-        parts.append('%s simulated' % ', '.join(
-            '%d %s' % (count, kind) for kind, count in sorted(types.items())))
+        parts.append('%s simulated' % ', '.join(_type_items(types)))
     if assumed:
         parts.append('assumed to exist: %s' % ', '.join(
-            '%s %s' % (kind.replace('_', ' '), name)
-            for kind, name in assumed))
-    return 'Simulated cloud: %s' % '; '.join(parts)
+            _assumed_items(assumed)))
+    return PREFIX + '; '.join(parts)
+
+
+def _pack(head, items, limit) -> list:
+    """``items`` after ``head``, then after :data:`MORE`, within ``limit``.
+
+    An item longer than a whole event (a name of hundreds of characters)
+    is cut there: the server log has it whole.
+    """
+    lines, line, lead = [], '', head
+    for item in items:
+        joined = item if not line else line + ', ' + item
+        if line and len(lead + joined) > limit:
+            lines.append(lead + line)
+            lead, joined = MORE + head[len(PREFIX):], item
+        line = joined
+    if line or not lines:
+        lines.append(lead + line)
+    return [text if len(text) <= limit else text[:limit - 3] + '...'
+            for text in lines]
+
+
+def reasons(types, assumed, limit: int = REASON_LIMIT) -> list:
+    """The notice as event reasons, each within ``limit`` characters.
+
+    One event as before when it fits; else the simulated types, then the
+    assumed names, each in as few events as they fit in.
+    """
+    whole = describe(types, assumed)
+    if len(whole) <= limit:
+        return [whole]
+    found = []
+    if types:
+        alone = describe(types, ())
+        found += [alone] if len(alone) <= limit else _pack(
+            PREFIX + 'simulated: ', _type_items(types), limit)
+    if assumed:
+        found += _pack(PREFIX + 'assumed to exist: ',
+                       _assumed_items(assumed), limit)
+    return found
 
 
 def _announce(cnxt, identity, action, assumed) -> None:
@@ -48,8 +102,9 @@ def _announce(cnxt, identity, action, assumed) -> None:
         rsrc.type() for rsrc in stack.resources.values()
         if getattr(rsrc, 'simulated', False))
     if types or assumed:
-        stack._add_event(action, stack.IN_PROGRESS,
-                         describe(types, assumed))
+        LOG.info('Stack %s: %s', stack.name, describe(types, assumed))
+        for reason in reasons(types, assumed):
+            stack._add_event(action, stack.IN_PROGRESS, reason)
 
 
 def _announcing(inventory, method, action):
