@@ -78,6 +78,12 @@ def _available_networks(sim) -> list:
     for net in sim.store.all('network'):
         if net.get('router:external'):
             continue
+        if net.origin == cloud_store.CREATED and \
+                net.stack_id == sim.rsrc.stack.id:
+            # Made by the server's own stack, which may still be making
+            # it: whether Nova would see it is a race of that boot, so a
+            # server naming no network means one there before its stack.
+            continue
         if net.origin == cloud_store.CREATED:
             if net.project == sim.project or net.get('shared'):
                 found.append(net.id)
