@@ -255,7 +255,8 @@ def test_cancel_of_a_create_from_watch_does_what_the_dap_stop_does(
         env=dict(os.environ, **heat_server.env))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'cancelled the create: the stack is deleted' in proc.stdout
-    assert 'released B (clear) so nothing stays parked' in proc.stdout
+    assert 'released B (operation cancelled) so nothing stays parked' in \
+        proc.stdout
     assert 'Stack %s DELETE_COMPLETE' % stack_name in proc.stdout
     with pytest.raises(heat_exc.HTTPNotFound):
         heat.stacks.get(stack_name)
