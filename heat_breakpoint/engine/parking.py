@@ -208,11 +208,34 @@ def end_if_forward_ended(rsrc, check: facts.Check) -> None:
     else:
         ended = (check.operation is not None and
                  check.operation.state.mode == target_kinds.CANCEL)
-    if not ended:
+    if ended:
+        _end_forward(rsrc)
+
+
+def end_if_cancelled_since(rsrc, check: facts.Check) -> None:
+    """At Heat's update decision: a cancel asked since the check began ends it.
+
+    Between the check's start and Heat's decision that the resource is
+    replaced (where an ``on replace`` hold is decided) a cancel may come;
+    it disarms the hold, and the replacement must not be made in its
+    stead. Read now, from the database (one query, only where an update
+    is due and breakpoints are in force).
+    """
+    if check.operation is None:
         return
+    if operation_state.forward_ended(*check.operation.place.key) != \
+            operation_state.CANCELLED:
+        return
+    # Heat's check holds the resource's lock here: a newer traversal may
+    # wait on it, so Heat's end of a cancelled check runs as stock.
+    _end_forward(rsrc, locked=True)
+
+
+def _end_forward(rsrc, locked=False):
     hold_records.drop_notes(rsrc)
     LOG.info('Not acting on %s: its operation was cancelled', rsrc.name)
-    _ended_check.set((rsrc.id, rsrc.stack.current_traversal))
+    if not locked:
+        _ended_check.set((rsrc.id, rsrc.stack.current_traversal))
     raise Cancelled()
 
 
