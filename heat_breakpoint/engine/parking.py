@@ -47,6 +47,7 @@ from heat.engine import check_resource
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
+from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
@@ -75,6 +76,13 @@ request_context = contextvars.ContextVar('breakpoint_request_context',
 # the stack's row answers that (:func:`newer_traversal_may_wait`).
 _parked_check = contextvars.ContextVar('breakpoint_parked_check',
                                        default=None)
+
+
+# The check this thread ended as its operation's forward work, before it
+# took the resource's lock (:func:`end_if_forward_ended`): no newer
+# traversal waits on it, so Heat sends no check again for it.
+_ended_check = contextvars.ContextVar('breakpoint_ended_check',
+                                      default=None)
 
 
 class Parked(check_resource.CancelOperation):
@@ -165,6 +173,7 @@ def hold_before(rsrc, check: facts.Check, properties) -> None:
     if record is not None and record.get('traversal') != traversal:
         _end_stale(rsrc, record)
     lost_releases.arrived(rsrc)
+    end_if_forward_ended(rsrc, check)
     if not decision.eligible(check, check.action):
         return
     if hold_records.data(rsrc).get(resource_data.RELEASED_KEY) == \
@@ -176,6 +185,76 @@ def hold_before(rsrc, check: facts.Check, properties) -> None:
     if rule is None:
         return
     park(rsrc, check, rule, check.action, properties)
+
+
+def end_if_forward_ended(rsrc, check: facts.Check) -> None:
+    """No check of a cancelled operation's forward work acts, held or not.
+
+    A cancel disarms every breakpoint so that the rollback runs; a check
+    of the cancelled operation that reaches a resource no hold stopped
+    (a group member's ``rep`` not held yet when the cancel came) must
+    not go on in its place: in a nested stack Heat stops the forward
+    work only once the rollback reaches the stack's parent resource,
+    seconds later, and a replacement made meanwhile stays. So, with
+    breakpoints in force, a check ends as Heat ends a cancelled one
+    while a cancel was asked for its root operation, or while the root
+    rolls back and the check's stack began its operation before that
+    rollback did (a stack the rollback itself updates began after it).
+    """
+    if not check.breakpoints:
+        return  # exactly as stock
+    if check.root_action == decision.ROLLBACK:
+        ended = _began_before_rollback(rsrc.stack)
+    else:
+        ended = (check.operation is not None and
+                 check.operation.state.mode == target_kinds.CANCEL)
+    if ended:
+        _end_forward(rsrc)
+
+
+def end_if_cancelled_since(rsrc, check: facts.Check) -> None:
+    """At Heat's update decision: a cancel asked since the check began ends it.
+
+    Between the check's start and Heat's decision that the resource is
+    replaced (where an ``on replace`` hold is decided) a cancel may come;
+    it disarms the hold, and the replacement must not be made in its
+    stead. Read now, from the database (one query, only where an update
+    is due and breakpoints are in force).
+    """
+    if check.operation is None:
+        return
+    if operation_state.forward_ended(*check.operation.place.key) != \
+            operation_state.CANCELLED:
+        return
+    # Heat's check holds the resource's lock here: a newer traversal may
+    # wait on it, so Heat's end of a cancelled check runs as stock.
+    _end_forward(rsrc, locked=True)
+
+
+def _end_forward(rsrc, locked=False):
+    hold_records.drop_notes(rsrc)
+    LOG.info('Not acting on %s: its operation was cancelled', rsrc.name)
+    if not locked:
+        _ended_check.set((rsrc.id, rsrc.stack.current_traversal))
+    raise Cancelled()
+
+
+def _began_before_rollback(stack) -> bool:
+    """Whether nested ``stack``'s operation began before its root's rollback.
+
+    Heat stamps a stack's ``updated_at`` when a convergence operation (a
+    rollback too) begins; a stack the operation created has only its
+    ``created_at``. The rollback's own update of a nested stack begins
+    after the root's rollback did: its checks go on.
+    """
+    from heat.objects import stack as stack_objects
+    if not stack.owner_id or stack.action == decision.ROLLBACK:
+        return False
+    root = stack_objects.Stack.get_by_id(
+        stack.context, facts.place(stack).root_id, show_deleted=True)
+    began = stack.updated_time or stack.created_time
+    return bool(root is not None and root.updated_at and began and
+                began < root.updated_at)
 
 
 def end_if_cancelled(rsrc) -> None:
@@ -218,6 +297,13 @@ def newer_traversal_may_wait(rsrc_id, traversal, stack_id) -> bool:
     answers (False while it is still the check's). Any other check: True,
     and Heat loads the stack and looks for itself, as stock.
     """
+    if _ended_check.get() == (rsrc_id, traversal):
+        # Heat sends a cancelled check again for a newer traversal that
+        # found the resource locked by it and waits; this one never took
+        # the lock, and a second check of the newer traversal would find
+        # the first one's lock and cancel its work (handle_preempt).
+        _ended_check.set(None)
+        return False
     if _parked_check.get() != (rsrc_id, traversal):
         return True
     _parked_check.set(None)

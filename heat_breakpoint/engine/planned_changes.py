@@ -362,6 +362,7 @@ def _failed(rsrc, after_props, before_props, new_stack) -> dict:
 
 def _hold_if_required(rsrc, check, after_props, new_stack,
                       planned) -> None:
+    parking.end_if_cancelled_since(rsrc, check)
     check = facts.fresh(rsrc, check)
     changed_rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
     replaced_rule = decision.hold(check, 'UPDATE', breakpoints.REPLACED)

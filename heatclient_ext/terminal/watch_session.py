@@ -22,6 +22,7 @@ typed without stopping the screen (:mod:`.keyboard`) and the loop
 import contextlib
 import time
 
+from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -380,6 +381,14 @@ class Session:
         what, released = self.manager.cancel(self.stack, held)
         self.cancelled = True
         self.say(prompt.CANCELLED[what])
-        if released:
-            self.say(_('released %s (clear) so nothing stays parked')
-                     % _names([row['resource'] for row in released]))
+        # Every hold seen at the cancel ended with it: released here, or
+        # let go by the cancel before this release came (the manager
+        # then leaves it out of ``released``). The engine's events say
+        # "released (operation cancelled)" for each; so does this line.
+        ended = {row['resource'] for row in list(held) + list(released)}
+        if ended:
+            self.say(_('released %(names)s (%(how)s) so nothing stays '
+                       'parked') % {
+                           'names': _names(sorted(
+                               ended, key=breakpoints.natural_key)),
+                           'how': protocol.RELEASE_CANCEL})

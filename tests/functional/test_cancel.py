@@ -25,6 +25,7 @@ cancelled)``, nothing stays held and no row of ours is left behind.
 import os
 import sqlite3
 import subprocess
+import time
 
 from heatclient import exc as heat_exc
 import pytest
@@ -255,9 +256,68 @@ def test_cancel_of_a_create_from_watch_does_what_the_dap_stop_does(
         env=dict(os.environ, **heat_server.env))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert 'cancelled the create: the stack is deleted' in proc.stdout
-    assert 'released B (clear) so nothing stays parked' in proc.stdout
+    assert 'released B (operation cancelled) so nothing stays parked' in \
+        proc.stdout
     assert 'Stack %s DELETE_COMPLETE' % stack_name in proc.stdout
     with pytest.raises(heat_exc.HTTPNotFound):
         heat.stacks.get(stack_name)
     utils.wait_for(lambda: not rows_left(heat_server, root_id), 30,
+                   what='no rows of ours left')
+
+
+def _settled(heat, name):
+    return utils.wait_for(
+        lambda: (lambda s: not s.endswith('IN_PROGRESS') and s)(
+            heat.stacks.get(name).stack_status), 150, what='settled')
+
+
+def test_a_cancel_wins_in_every_member_of_a_resource_group(
+        heat_server, heat, stack_name):
+    """Held in one member, cancelled: no other member's rep is replaced.
+
+    Members not held yet when the cancel comes must not go on with the
+    cancelled update (a race, seen in 4 of 20 runs of ``watch -i``): so
+    the same stack is updated and cancelled several times, half through
+    the python API as ``watch -i`` cancels (then releasing what is held
+    during the rollback, as it does), half by ``openstack stack cancel``.
+    Stock Heat's native hooks cancelled the same way end
+    ``ROLLBACK_COMPLETE`` too (but replace the members' rep once their
+    hooks are cleared).
+    """
+    osc(heat_server, 'stack', 'create', stack_name, '-t',
+        os.path.join(test_engine.TEMPLATES, 'cancel_group.yaml'))
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    before = [row[:2] for row in rep_of(heat_server, heat, stack_name)]
+    assert len(before) == 3
+    manager = bp_v1.BreakpointManager(heat)
+    for run in range(6):
+        osc(heat_server, 'stack', 'update', stack_name, '--existing',
+            '--parameter', 'val=v2', '--breakpoint-on-replace',
+            'group/*/rep')
+        held = utils.wait_for(lambda: manager.held_now(stack_name)[1], 90,
+                              what='a member held')
+        if run % 2:
+            osc(heat_server, 'stack', 'cancel', stack_name)
+        else:
+            manager.cancel(stack_name, held)
+        # What watch -i does while the rollback runs: free what is held.
+        while True:
+            st, rows = manager.held_now(stack_name)
+            if not st.stack_status.endswith('IN_PROGRESS'):
+                break
+            for row in rows:
+                try:
+                    manager.release(stack_name, row['resource'],
+                                    protocol.RELEASE_CONTINUE, [row])
+                except Exception:  # ended meanwhile: nothing to free
+                    pass
+            time.sleep(0.3)
+        stack = heat.stacks.get(stack_name)
+        assert _settled(heat, stack_name) == 'ROLLBACK_COMPLETE', (
+            run, stack.stack_status_reason)
+        # no member's rep replaced: the same rows, the same physical ids
+        assert [row[:2] for row in rep_of(heat_server, heat,
+                                          stack_name)] == before, run
+    assert interactive.held(heat_server, stack_name) == []
+    utils.wait_for(lambda: not rows_left(heat_server, stack.id), 30,
                    what='no rows of ours left')

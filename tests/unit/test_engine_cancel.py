@@ -16,6 +16,8 @@ and our cancel mark, as they are in the database now; once it says so,
 nothing holds (:func:`decision.rules`) and a continue does not undo it.
 """
 
+from unittest import mock
+
 import pytest
 
 from heat_breakpoint.db import operation_state
@@ -150,3 +152,61 @@ def test_a_narrower_continue_does_not_rearm_a_wider_one():
                               target_kinds.CONTINUE) == target_kinds.CONTINUE
     assert target_kinds.continue_depth('continue@3') == (True, 3)
     assert target_kinds.continue_depth('to') == (False, None)
+
+
+# -- the cancel itself: signals.cancel, Heat's stack_cancel_update wrapped --
+
+class _Stack:
+    """What ``signals.cancel`` reads of the Heat stack it cancels."""
+
+    UPDATE, CREATE, IN_PROGRESS = 'UPDATE', 'CREATE', 'IN_PROGRESS'
+
+    def __init__(self, action='UPDATE', status='IN_PROGRESS', owner_id=None,
+                 convergence=True):
+        self.id, self.current_traversal = ROOT
+        self.action, self.status = action, status
+        self.owner_id, self.convergence = owner_id, convergence
+
+
+def _cancel(stack, rollback=True, load_error=None):
+    """signals.cancel on ``stack``; what Heat's own cancel found then."""
+    from heat.engine import stack as parser
+    seen = []
+
+    def stock(service, cnxt, identity, cancel_with_rollback):
+        # Heat's cancel starts the rollback: by then the cancel is noted.
+        seen.append(operation_state.forward_ended(*ROOT))
+        return 'stock result'
+
+    service = mock.Mock()
+    with mock.patch.object(parser.Stack, 'load',
+                           side_effect=load_error, return_value=stack):
+        assert signals.cancel(service, 'cnxt', {'stack_id': 's1'},
+                              rollback, stock) == 'stock result'
+    return seen
+
+
+def test_a_cancel_is_noted_before_heat_starts_the_rollback(stack_row):
+    assert _cancel(_Stack()) == [CANCELLED]
+    assert operation_state.read(ROOT).mode == target_kinds.CANCEL
+
+
+def test_a_stopped_create_is_noted_too(stack_row):
+    assert _cancel(_Stack(action='CREATE'), rollback=False) == [CANCELLED]
+
+
+@pytest.mark.parametrize('stack, rollback', [
+    # Heat's own cancel of a nested operation (preempted by the root's
+    # newer one): it must hold again where its breakpoints say.
+    (_Stack(owner_id='parent'), False),
+    (_Stack(status='COMPLETE'), True),  # Heat refuses it
+    (_Stack(action='CREATE'), True),  # Heat refuses a create's rollback
+    (_Stack(convergence=False), True),  # the legacy engine holds in-task
+])
+def test_what_heat_will_not_cancel_is_not_noted(stack_row, stack, rollback):
+    assert _cancel(stack, rollback) == [None]
+    assert operation_state.read(ROOT).mode != target_kinds.CANCEL
+
+
+def test_a_note_that_fails_never_stops_heats_own_cancel(stack_row):
+    assert _cancel(None, load_error=RuntimeError('db gone')) == [None]

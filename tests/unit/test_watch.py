@@ -288,6 +288,31 @@ def test_cancel_releases_what_is_held_then_frees_rollback_holds():
         out.getvalue()
 
 
+class LetGo(FakeManager):
+    """The cancel let node_4 go before the session's release of it came."""
+
+    def cancel(self, stack, held):
+        self.calls.append(('cancel', stack))
+        return 'rollback', [row for row in held if row['resource'] !=
+                            'node_4']
+
+
+def test_the_cancel_summary_names_every_hold_the_cancel_ended():
+    held = [row('node_2'), row('node_3'), row('node_4'), row('node_10')]
+    sess, out, patched = session(
+        [snap('UPDATE_IN_PROGRESS', rows=held),
+         snap('UPDATE_IN_PROGRESS', rows=held),
+         snap('ROLLBACK_COMPLETE')],
+        answers='cancel\n', interactive=True)
+    sess.manager = LetGo()
+    with patched:
+        assert sess.run() == 0
+    # As the engine's events say it, in the prompt's (natural) order.
+    assert 'released node_2, node_3, node_4, node_10 (operation ' \
+        'cancelled) so nothing stays parked' in out.getvalue()
+    assert '(clear)' not in out.getvalue()
+
+
 # -- the engine's counting ---------------------------------------------------
 
 def test_walked_nodes_are_the_update_nodes_or_for_delete_the_cleanup():
