@@ -19,10 +19,12 @@ hook flag a hold sets. They live here, below all three, so that none of
 them needs another's private names.
 """
 
+import datetime
 import json
 
 from oslo_utils import timeutils
 
+from heat.common import timeutils as heat_timeutils
 from heat.objects import resource as resource_objects
 
 from heat_breakpoint.db import resource_data
@@ -70,6 +72,18 @@ def record_of(rsrc):
     """The hold record of a resource, or None."""
     raw = data(rsrc).get(resource_data.HOLD_KEY)
     return json.loads(raw) if raw else None
+
+
+def since_text(value) -> str:
+    """A record's ``since`` as the view's rows say it (``held_since``)."""
+    if not value:
+        return ''
+    if isinstance(value, str):
+        try:
+            value = datetime.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    return heat_timeutils.isotime(value)
 
 
 def is_parked(rsrc) -> bool:

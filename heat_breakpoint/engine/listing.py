@@ -23,7 +23,6 @@ the number of events.
 """
 
 import collections
-import datetime
 import json
 
 from oslo_config import cfg
@@ -32,7 +31,6 @@ from oslo_utils import uuidutils
 import sqlalchemy as sa
 
 from heat.common import exception
-from heat.common import timeutils as heat_timeutils
 from heat.db import api as db_api
 from heat.db import models
 from heat.objects import stack as stack_objects
@@ -417,7 +415,7 @@ def _held_row(conn, root, db_stack, stacks, entries):
             return None
         action, hook = record['action'], record['hook']
         name, form = record['breakpoint'], PLUGIN_FORM
-        since = _isotime(record.get('since'))
+        since = hold_records.since_text(record.get('since'))
         extra = {'source': record.get('source', decision.ENVIRONMENT),
                  'actions': ','.join(record.get('actions') or [action]),
                  'when': record.get('when', breakpoints.BEFORE),
@@ -434,7 +432,7 @@ def _held_row(conn, root, db_stack, stacks, entries):
         if action != owner['action']:
             return None
         name, form = breakpoints.SEPARATOR.join(path), HOOK_FORM
-        since = _isotime(flag.updated_at or flag.created_at)
+        since = hold_records.since_text(flag.updated_at or flag.created_at)
         extra = {'source': HOOK_SOURCE, 'actions': action,
                  'when': breakpoints.BEFORE}
     row = {'resource': breakpoints.SEPARATOR.join(path), 'path': path,
@@ -454,17 +452,6 @@ def _record(entry):
     except (TypeError, ValueError):
         return None
     return record if isinstance(record, dict) and 'hook' in record else None
-
-
-def _isotime(value) -> str:
-    if not value:
-        return ''
-    if isinstance(value, str):
-        try:
-            value = datetime.datetime.fromisoformat(value)
-        except ValueError:
-            return value
-    return heat_timeutils.isotime(value)
 
 
 def _timeout_remaining(db_stack, state) -> str:

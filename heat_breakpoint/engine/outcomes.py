@@ -175,6 +175,9 @@ def check_release(rsrc, details) -> None:
     if not isinstance(details, dict) or 'unset_hook' not in details:
         return
     how = details.get(protocol.SIGNAL_KEY)
+    since = details.get(protocol.SIGNAL_HELD_SINCE_KEY)
+    if since is not None:
+        _check_same_hold(rsrc, since)
     if how not in (protocol.RELEASE_RETRY, protocol.RELEASE_STEP,
                    protocol.RELEASE_RETAIN):
         return
@@ -190,6 +193,21 @@ def check_release(rsrc, details) -> None:
         raise exception.InvalidBreakPointHook(message=why)
     if how == protocol.RELEASE_STEP and 'traversal' in record:
         _check_step_room(rsrc, record)
+
+
+def _check_same_hold(rsrc, since) -> None:
+    """Refuse a release meant for a hold that is no longer there.
+
+    A release sent again (its first answer lost with the engine that
+    took it) must not release the hold made since.
+    """
+    record = hold_records.record_of(rsrc)
+    held = hold_records.since_text(record.get('since')) if record else None
+    if held != since:
+        raise exception.InvalidBreakPointHook(
+            message='%s is no longer held as it was at %s%s: nothing '
+            'released' % (rsrc.name, since, ' (held again since %s)' % held
+                          if held else ''))
 
 
 def _check_step_room(rsrc, record) -> None:

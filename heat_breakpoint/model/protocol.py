@@ -42,6 +42,10 @@ RELEASE_SUPERSEDED = 'superseded by a newer operation'
 # The hold's stack (or its root) failed while it was held: Heat ended the
 # operation's traversal, and nothing of it goes on.
 RELEASE_FAILED = 'stack failed'
+# With a release: when the hold it means began (the view's held_since).
+# A release sent again after its first took effect (its answer lost with
+# an engine) then finds another hold there, or none, and releases nothing.
+SIGNAL_HELD_SINCE_KEY = 'breakpoint_held_since'
 # With a continue: how many nested stacks down it disarms breakpoints
 # (``--nested-depth``); without, every level.
 SIGNAL_DEPTH_KEY = 'breakpoint_depth'

@@ -44,6 +44,14 @@ def armed_whens(rows, name: str, described: dict, action: str) -> list:
     return found or ([breakpoints.BEFORE] if whens else [])
 
 
+def _engine_lost(exc) -> bool:
+    """heat-api's answer when the heat-engine it asked never answered."""
+    error = getattr(exc, 'error', None) or {}
+    kind = (error.get('error') or {}).get('type') if isinstance(
+        error, dict) else None
+    return kind in ('MessagingTimeout', 'MessageDeliveryFailure')
+
+
 class Commanding:
     """The commands; reads through :class:`.viewing.Viewing`'s calls."""
 
@@ -68,20 +76,47 @@ class Commanding:
                   ' (held: %(held)s)'), name=name, stack=stack,
                 held=', '.join(held) or _('nothing'))
         for row in rows:
-            self._signal(row, how, extra)
+            self._signal(row, how, extra, stack)
         return rows
 
-    def _signal(self, row, how, extra=None) -> None:
+    def _signal(self, row, how, extra=None, stack=None) -> None:
         data = dict(extra or {})
         data.update({'unset_hook': row['hook'], protocol.SIGNAL_KEY: how})
+        if row.get('form') == 'plugin' and row.get('held_since'):
+            # Only this hold: sent again, it releases no hold made since.
+            data[protocol.SIGNAL_HELD_SINCE_KEY] = row['held_since']
         try:
             self.client.resources.signal(
                 stack_id=row['stack'], resource_name=row['resource_name'],
                 data=data)
         except heat_exc.HTTPException as exc:
+            if _engine_lost(exc):
+                raise terms.error(
+                    _('Cannot tell whether %(name)s was released: the '
+                      'heat-engine that took the command stopped answering '
+                      '(%(type)s); %(now)s'), name=row['resource'],
+                    type=exc.error['error'].get('type'),
+                    now=self._still_held(stack or row['stack'], row))
             raise terms.error(_('Cannot release %(name)s: %(reason)s'),
                               name=row['resource'],
                               reason=exceptions.one_line(exc))
+
+    def _still_held(self, stack, row) -> str:
+        """After a lost answer: whether the hold is still there."""
+        try:
+            rows = self.held_now(stack)[1]
+        except (exceptions.BreakpointCommandError,
+                heat_exc.HTTPException) as exc:
+            return _('its state cannot be read either (%s)') % \
+                exceptions.one_line(exc)
+        same = [found for found in rows
+                if found['resource'] == row['resource'] and
+                found.get('held_since') == row.get('held_since')]
+        if same:
+            return _('it is still held: the release did not take effect; '
+                     'send it again')
+        return _('it is no longer held: the release took effect (sent '
+                 'again, it would release nothing)')
 
     def continue_(self, stack, nested_depth=None, to=None) -> list:
         """Release every held resource, nested ones too.
@@ -120,7 +155,7 @@ class Commanding:
         self.command(st, to, 'to')
         rows = [row for row in rows if row['resource'] != to]
         for row in rows:
-            self._signal(row, protocol.RELEASE_RUN_TO)
+            self._signal(row, protocol.RELEASE_RUN_TO, stack=stack)
         return rows
 
     def _continue_command(self, st, extra=None) -> None:

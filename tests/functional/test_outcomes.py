@@ -421,3 +421,34 @@ def test_before_create_requires_are_heats_implicit_ones_too(
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
     # What Heat stored once the server ran: the same.
     assert show('server')['requires'] == held['requires']
+
+
+def test_a_release_sent_again_releases_no_later_hold(
+        heat_server, heat, stack_name):
+    """A retry sent twice (its answer lost): the second is refused.
+
+    Each release names the hold it means (when it began); a later hold
+    of the same resource, with the same hook, is not it.
+    """
+    create(heat, stack_name, 'fail_fan.yaml', 'f', when=breakpoints.FAILED)
+    first = wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    manager = bp_v1.BreakpointManager(heat)
+    time.sleep(1.1)  # the next hold begins in another second
+    manager.release(stack_name, 'f', protocol.RELEASE_RETRY, [first])
+    second = utils.wait_for(
+        lambda: (held_rows(heat, stack_name).get('f') or {}).get(
+            'held_since', first['held_since']) != first['held_since'] and
+        held_rows(heat, stack_name)['f'], 60, what='f held again')
+    try:
+        manager.release(stack_name, 'f', protocol.RELEASE_RETRY, [first])
+    except Exception as exc:
+        refused = str(exc)
+    else:
+        refused = ''
+    assert 'f is no longer held as it was at %s (held again since %s): ' \
+        'nothing released' % (first['held_since'], second['held_since']) \
+        in refused
+    assert held_rows(heat, stack_name)['f']['held_since'] == \
+        second['held_since']
+    manager.release(stack_name, 'f', protocol.RELEASE_CONTINUE, [second])
+    utils.wait_for(lambda: finished(heat, stack_name), 60, what='the end')

@@ -259,8 +259,9 @@ def test_clear_releases_a_held_resource(manager, heat, nested_stack):
     assert result == 'released'
     [signal] = heat.signals
     assert signal['resource_name'] == 'db'
-    assert signal['data'] == {'unset_hook': 'pre-create',
-                              protocol.SIGNAL_KEY: 'clear'}
+    assert signal['data'] == {
+        'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'clear',
+        protocol.SIGNAL_HELD_SINCE_KEY: rows[0]['held_since']}
 
 
 def test_clear_armed_during_the_operation_disarms_it_there(
@@ -338,8 +339,9 @@ def test_step_releases_with_step(manager, heat, nested_stack):
     rows = manager.step('s', 'a2')
     assert [row['resource'] for row in rows] == ['a2']
     [signal] = heat.signals
-    assert signal['data'] == {'unset_hook': 'pre-create',
-                              protocol.SIGNAL_KEY: 'step'}
+    assert signal['data'] == {
+        'unset_hook': 'pre-create', protocol.SIGNAL_KEY: 'step',
+        protocol.SIGNAL_HELD_SINCE_KEY: rows[0]['held_since']}
 
 
 def test_step_without_resource_steps_everything_held(manager, heat,

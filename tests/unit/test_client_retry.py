@@ -104,3 +104,38 @@ def test_step_of_everything_leaves_held_failures_alone(heat):
     rows = manager.step('s')
     assert [row['resource'] for row in rows] == ['b']
     assert [s['resource_name'] for s in heat.signals] == ['b']
+
+
+def _lost(*args, **kwargs):
+    from heatclient import exc as heat_exc
+    raise heat_exc.HTTPInternalServerError(
+        '{"error": {"type": "MessagingTimeout", "traceback": null}}')
+
+
+@pytest.mark.parametrize('still, words', [
+    (True, 'it is still held: the release did not take effect'),
+    (False, 'it is no longer held: the release took effect'),
+])
+def test_a_release_whose_engine_stopped_answering_says_what_happened(
+        heat, still, words):
+    row = held_row(heat.stack, 'f', 'failed')
+    row['held_since'] = '2026-12-04T10:00:00Z'
+    manager = manager_with(heat)
+    manager.held_now = mock.Mock(return_value=(None, [row] if still else []))
+    heat.resources.signal = _lost
+    with pytest.raises(exceptions.USER_ERRORS) as raised:
+        manager.release('s', 'f', protocol.RELEASE_RETRY, [row])
+    text = str(raised.value)
+    assert text.startswith('Cannot tell whether f was released: the '
+                           'heat-engine that took the command stopped '
+                           'answering (MessagingTimeout); ')
+    assert words in text
+
+
+def test_a_release_names_the_hold_it_means(heat):
+    row = dict(held_row(heat.stack, 'f', 'failed'),
+               held_since='2026-12-04T10:00:00Z')
+    bp_v1.BreakpointManager(heat).release('s', 'f', protocol.RELEASE_RETRY,
+                                          [row])
+    assert heat.signals[-1]['data'][protocol.SIGNAL_HELD_SINCE_KEY] == \
+        '2026-12-04T10:00:00Z'
