@@ -31,7 +31,6 @@ from cliff import command as cliff_command
 import pytest
 from stevedore import extension
 
-from heatclient_ext.osc import waiting
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
@@ -243,8 +242,8 @@ def test_interrupted_wait_says_what_goes_on(heat_server, template,
         raise KeyboardInterrupt()
 
     # Ctrl-C lands where the wait spends its time: between two polls
-    monkeypatch.setattr(waiting, 'time', types.SimpleNamespace(
-        sleep=interrupted))
+    monkeypatch.setattr('heatclient_ext.osc.waiting.time',
+                        types.SimpleNamespace(sleep=interrupted))
     code, out, err = conftest.run_openstack(
         heat_server, 'stack', 'create', name, '-t', template,
         '--parameter', 'slow=5', '--breakpoint', 'b', '--wait', '--poll',
