@@ -197,7 +197,9 @@ class _BreakpointHook(hooks.CommandHook):
         try:
             status, message, held = waiting.follow(
                 client, name, self.action.upper(),
-                lambda: manager.held_now(ident)[1], self.cmd.app.stdout,
+                lambda: manager.held_now(ident)[1],
+                lambda: manager.get_stack(ident).stack_status,
+                self.cmd.app.stdout,
                 poll=getattr(parsed_args, 'poll', None) or 5,
                 marker=self._marker)
         except KeyboardInterrupt:

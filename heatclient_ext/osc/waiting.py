@@ -50,11 +50,13 @@ def _is_stack_event(event, stack_name) -> bool:
     return links.get('stack', phys_id).rsplit('/', 1)[-1] == phys_id
 
 
-def follow(client, stack_name, action, held_now, out, poll=5,
+def follow(client, stack_name, action, held_now, status_now, out, poll=5,
            marker=None) -> tuple:
     """Print the stack's events until its ``action`` ends or it holds.
 
-    ``held_now()`` gives the held rows (empty: nothing held). Returns
+    ``held_now()`` gives the held rows (empty: nothing held),
+    ``status_now()`` the stack's status (read where heatclient reads
+    it, after two polls without an event). Returns
     ``(status, message, held rows)``: ``status`` and ``message`` as
     heatclient's ``poll_for_events`` returns them, or ``(None, None,
     rows)`` when the operation is held.
@@ -86,8 +88,7 @@ def follow(client, stack_name, action, held_now, out, poll=5,
         if quiet_polls >= 2:
             # heatclient's fallback after two polls without events
             quiet_polls = 0
-            status = client.stacks.get(stack_name,
-                                       resolve_outputs=False).stack_status
+            status = status_now()
             if status in stop:
                 return status, END_TEXT % {'name': stack_name,
                                            'status': status}, []
