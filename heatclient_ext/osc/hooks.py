@@ -30,6 +30,7 @@ once the operation has started.
 
 import argparse
 import atexit
+import io
 
 from cliff import hooks
 from osc_lib import exceptions as osc_exc
@@ -194,13 +195,16 @@ class _BreakpointHook(hooks.CommandHook):
     def _follow(self, parsed_args, manager, name, ident) -> tuple:
         """heatclient's wait, which also returns at a hold."""
         client = self.cmd.app.client_manager.orchestration
+        # the events as heatclient prints them, in the table format only:
+        # a machine format (-f json...) stays parseable, as it was
+        out = self.cmd.app.stdout if getattr(
+            parsed_args, 'formatter', 'table') == 'table' else io.StringIO()
         try:
             status, message, held = waiting.follow(
                 client, name, self.action.upper(),
                 lambda: manager.held_now(ident)[1],
                 lambda: manager.get_stack(ident).stack_status,
-                self.cmd.app.stdout,
-                poll=getattr(parsed_args, 'poll', None) or 5,
+                out, poll=getattr(parsed_args, 'poll', None) or 5,
                 marker=self._marker)
         except KeyboardInterrupt:
             self.cmd.app.stderr.write('\n' + _(

@@ -434,6 +434,8 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
         heat.add_resource(body, 'a1', 'CREATE_COMPLETE')
         heat.add_resource(body, 'a2', 'CREATE_IN_PROGRESS',
                           reasons.held('a2', 'CREATE', 'pre-create'))
+        heat.add_event(body, 'a1', 'state changed', '2024-01-01T00:00:03Z',
+                       status='CREATE_COMPLETE')
         heat.creates.append(fields)
         return {'stack': {'id': body['id']}}
 
@@ -460,6 +462,9 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
         ['t', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1'])
     cmd.run(args)
     out = cmd.app.stdout.getvalue()
+    # heatclient's event lines first, in the table format only
+    assert re.match(r'2024-01-01 00:00:03Z \S+ \[a1\]: CREATE_COMPLETE  '
+                    r'state changed\n\+', out)
     assert out.rstrip('\n').endswith('Stack t is held at: a2 (CREATE)')
     assert re.search(r'\| held_breakpoints +\| a2 \(CREATE\)', out)
     assert cmd.app.stderr.getvalue() == ''
