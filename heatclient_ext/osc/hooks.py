@@ -15,20 +15,29 @@ cliff runs these hooks around ``openstack stack create`` and ``openstack
 stack update``. heatclient builds its request from the ``-e`` file paths in
 ``parsed_args.environment``, so ``before()`` swaps in the paths of rewritten
 copies (see :mod:`heatclient_ext.v1.environment`) and ``after()`` removes
-them. ``--wait`` is taken over: heatclient's own wait would sit out a held
-stack's whole timeout, ours returns once the stack is held or finished.
+them.
+
+``--wait`` is taken over only when the operation can hold: it has
+breakpoints, given here, in the ``-e`` files, or kept from the stored
+environment by ``stack update --existing``. heatclient's own wait would
+sit out a held stack's whole timeout; ours (:mod:`.waiting`) prints the
+same events, ends where heatclient's ends with the same exit code, and
+also returns once the stack is held. Without a breakpoint ``--wait`` is
+heatclient's own, untouched: scripts see stock's output and exit codes.
 ``--interactive`` starts the watch session (:mod:`heatclient_ext.osc.watch`)
 once the operation has started.
 """
 
 import argparse
 import atexit
+import io
 
 from cliff import hooks
 from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import waiting
 from heatclient_ext.osc import watch
 from heatclient_ext import output
 from heatclient_ext import printable
@@ -70,6 +79,7 @@ class _BreakpointHook(hooks.CommandHook):
         super().__init__(command)
         self._prepared = None
         self._wait = False
+        self._marker = None
 
     def get_epilog(self) -> str:
         return ''
@@ -79,6 +89,10 @@ class _BreakpointHook(hooks.CommandHook):
 
     def _existing(self, parsed_args: argparse.Namespace) -> bool:
         return False
+
+    def _manager(self):
+        return bp_v1.BreakpointManager(
+            self.cmd.app.client_manager.orchestration)
 
     def before(self, parsed_args: argparse.Namespace):
         add = getattr(parsed_args, 'breakpoints', None) or []
@@ -92,12 +106,23 @@ class _BreakpointHook(hooks.CommandHook):
                 raise osc_exc.CommandError(_(
                     '--breakpoint and --no-breakpoint cannot be used with '
                     '--files-container'))
-            return parsed_args
-        client = self.cmd.app.client_manager.orchestration
-        manager = bp_v1.BreakpointManager(client)
+        else:
+            self._prepare(parsed_args, add, remove)
+        if self._can_hold(parsed_args):
+            if getattr(parsed_args, 'wait', False) and \
+                    self.action == 'update':
+                # taken where stock takes it: before the update is sent
+                self._marker = waiting.last_event_id(
+                    self.cmd.app.client_manager.orchestration,
+                    self._stack(parsed_args))
+            parsed_args.wait = False
+            self._wait = True
+        return parsed_args
+
+    def _prepare(self, parsed_args, add, remove) -> None:
         hook_option = 'pre_' + self.action
         try:
-            prepared = manager.prepare_environment(
+            prepared = self._manager().prepare_environment(
                 parsed_args.environment, add, remove,
                 stack=self._stack(parsed_args),
                 existing=self._existing(parsed_args),
@@ -115,12 +140,26 @@ class _BreakpointHook(hooks.CommandHook):
             # now in the files: heatclient's copy would go where Heat
             # does not look
             setattr(parsed_args, hook_option, None)
-        if (getattr(parsed_args, 'wait', False) or getattr(
-                parsed_args, 'interactive', False)) and not getattr(
-                parsed_args, 'dry_run', False):
-            parsed_args.wait = False
-            self._wait = True
-        return parsed_args
+
+    def _can_hold(self, parsed_args: argparse.Namespace) -> bool:
+        """Whether the wait asked for is ours: the operation can hold.
+
+        ``--interactive`` is always ours. ``--wait`` is when the stack
+        will have breakpoints: those sent (a PATCH's include the stored
+        ones), or, when nothing about them is sent, those an update with
+        ``--existing`` keeps. Hooks set by hand (``--pre-create``) are
+        heatclient's business, as they are without this extension.
+        """
+        if getattr(parsed_args, 'dry_run', False):
+            return False
+        if getattr(parsed_args, 'interactive', False):
+            return True
+        if not getattr(parsed_args, 'wait', False):
+            return False
+        if self._prepared is not None:
+            return bool(self._prepared.breakpoints)
+        return self._existing(parsed_args) and bool(
+            self._manager().stored_breakpoints(self._stack(parsed_args)))
 
     def after(self, parsed_args: argparse.Namespace, return_code):
         if self._prepared is not None:
@@ -128,25 +167,18 @@ class _BreakpointHook(hooks.CommandHook):
         if not self._wait:
             return return_code
         columns, data = return_code
-        client = self.cmd.app.client_manager.orchestration
-        manager = bp_v1.BreakpointManager(client)
-        if getattr(parsed_args, 'interactive', False):
-            code = watch.session(self.cmd.app, client, self._stack(
-                parsed_args), interactive=True).run()
-            if code:
-                raise SystemExit(code)
+        shown = dict(zip(columns, data))
+        name = shown['stack_name']
+        ident = '%s/%s' % (name, shown['id'])
+        manager = self._manager()
         try:
-            stack, held = manager.wait(self._stack(parsed_args),
-                                       poll=getattr(parsed_args, 'poll', 5))
+            if getattr(parsed_args, 'interactive', False):
+                stack, held = self._session(parsed_args, manager, ident)
+            else:
+                stack, held = self._follow(parsed_args, manager, name,
+                                           ident)
         except exceptions.USER_ERRORS as exc:
             raise osc_exc.CommandError(printable.printable(str(exc)))
-        status = stack.stack_status or ''
-        if status.endswith('_FAILED'):
-            raise osc_exc.CommandError(
-                _('Stack %(name)s %(status)s: %(reason)s') %
-                {'name': printable.printable(stack.stack_name),
-                 'status': status,
-                 'reason': printable.printable(stack.stack_status_reason)})
         columns = list(columns)
         data = [getattr(stack, column, value)
                 for column, value in zip(columns, data)]
@@ -159,6 +191,55 @@ class _BreakpointHook(hooks.CommandHook):
             columns.append(HELD_COLUMN)
             data.append(bp_v1.held_text(held))
         return columns, list(output.values(parsed_args, data))
+
+    def _follow(self, parsed_args, manager, name, ident) -> tuple:
+        """heatclient's wait, which also returns at a hold."""
+        client = self.cmd.app.client_manager.orchestration
+        # the events as heatclient prints them, in the table format only:
+        # a machine format (-f json...) stays parseable, as it was
+        out = self.cmd.app.stdout if getattr(
+            parsed_args, 'formatter', 'table') == 'table' else io.StringIO()
+        try:
+            status, message, held = waiting.follow(
+                client, name, self.action.upper(),
+                lambda: manager.held_now(ident)[1],
+                lambda: manager.get_stack(ident).stack_status,
+                out, poll=getattr(parsed_args, 'poll', None) or 5,
+                marker=self._marker)
+        except KeyboardInterrupt:
+            self.cmd.app.stderr.write('\n' + _(
+                'Interrupted: the %(action)s of stack %(name)s goes on in '
+                'Heat and holds at its breakpoints; follow it with '
+                '"openstack stack breakpoint watch -i %(name)s" (go on from '
+                'a hold there), or list what holds with "openstack stack '
+                'breakpoint list %(name)s"\n') % {
+                    'action': self.action,
+                    'name': printable.printable(name)})
+            raise
+        if status == '%s_FAILED' % self.action.upper():
+            raise osc_exc.CommandError(message)
+        return manager.get_stack(ident), held
+
+    def _session(self, parsed_args, manager, ident) -> tuple:
+        """The watch session, then the end it left, as ``--wait`` ends."""
+        client = self.cmd.app.client_manager.orchestration
+        code = watch.session(self.cmd.app, client, ident,
+                             interactive=True).run()
+        if code:
+            raise SystemExit(code)
+        stack, held = manager.wait(ident,
+                                   poll=getattr(parsed_args, 'poll', 5))
+        status = stack.stack_status or ''
+        # stock --wait exits 1 for every end but a completed operation;
+        # a fix that took the create over completes it as an update
+        if not held and status not in ('CREATE_COMPLETE',
+                                       'UPDATE_COMPLETE'):
+            raise osc_exc.CommandError(
+                _('Stack %(name)s %(status)s: %(reason)s') %
+                {'name': printable.printable(stack.stack_name),
+                 'status': status,
+                 'reason': printable.printable(stack.stack_status_reason)})
+        return stack, held
 
     def _say_after_output(self, text) -> None:
         """Print ``text`` on stdout right after the command's table.

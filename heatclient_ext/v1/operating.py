@@ -23,6 +23,7 @@ from heatclient.common import template_utils
 from heatclient import exc as heat_exc
 
 from heat_breakpoint.model import protocol
+from heat_breakpoint.model import registry
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import environment
@@ -178,6 +179,18 @@ class Operating:
         return environment.prepare(self.client, env_paths, add, remove,
                                    stack, existing, template_names,
                                    extra_hooks)
+
+    def stored_breakpoints(self, stack) -> list:
+        """The breakpoints in a stack's stored environment.
+
+        An update with ``--existing`` keeps them. None of an unknown
+        stack: the command sent next says so in heatclient's words.
+        """
+        try:
+            return registry.from_environment(
+                self.client.stacks.environment(stack))
+        except heat_exc.HTTPNotFound:
+            return []
 
     def update_environment(self, stack_ident: str, add=(), remove=()) -> None:
         """PATCH the stored environment: the stack's template is kept."""

@@ -187,8 +187,12 @@ def test_an_attachment_that_always_fails_rolls_back_leaving_nothing(
     template = tmp_path / 'attached.yaml'
     template.write_text(yaml.safe_dump(ATTACHED))
     hc = server.client()
-    osc(server, 'stack', 'create', stack, '-t', str(template),
+    # as stock heatclient's, the wait ends at CREATE_FAILED and exits 1
+    code, out, err = conftest.run_openstack(
+        server, 'stack', 'create', stack, '-t', str(template),
         '--enable-rollback', '--wait')
+    assert code == 1, out + err
+    assert err.strip() == 'Stack %s CREATE_FAILED' % stack
     stack_id = hc.stacks.get(stack).id
     utils.wait_for(lambda: hc.stacks.get(stack).stack_status in (
         'ROLLBACK_COMPLETE', 'ROLLBACK_FAILED'), 120, what='rollback')

@@ -65,7 +65,9 @@ def test_openstack_cli_creates_a_stack_and_shows_outputs(heat_server,
         'stack', 'create', '--wait', '-f', 'json',
         '-t', os.path.join(TEMPLATES, 'random.yaml'), stack_name)
     assert code == 0, err
-    assert json.loads(out)['stack_status'] == 'CREATE_COMPLETE'
+    # heatclient's --wait prints the events before the JSON
+    assert json.loads(out[out.index('\n{') + 1:])['stack_status'] == \
+        'CREATE_COMPLETE'
     code, out, err = conftest.run_openstack(
         heat_server, 'stack', 'output', 'show', stack_name, '--all',
         '-f', 'json')

@@ -434,10 +434,15 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
         heat.add_resource(body, 'a1', 'CREATE_COMPLETE')
         heat.add_resource(body, 'a2', 'CREATE_IN_PROGRESS',
                           reasons.held('a2', 'CREATE', 'pre-create'))
+        heat.add_event(body, 'a1', 'state changed', '2024-01-01T00:00:03Z',
+                       status='CREATE_COMPLETE')
         heat.creates.append(fields)
         return {'stack': {'id': body['id']}}
 
     monkeypatch.setattr(heat.stacks, 'create', hold_after_create)
+    stock_wait = mock.Mock(side_effect=AssertionError('sits out the hold'))
+    monkeypatch.setattr(heat_stack.event_utils, 'poll_for_events',
+                        stock_wait)
     cmd = make_command(heat_stack.CreateStack, 'stack create', heat)
     args = cmd.get_parser('x').parse_args(
         ['s', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1',
@@ -448,8 +453,8 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
     assert out['held_breakpoints'] == 'a2 (CREATE)'
     # the field says it; no extra text spoils the JSON, nothing on stderr
     assert 'held at' not in cmd.app.stderr.getvalue()
-    # heatclient's own event polling was switched off
-    assert all(q['resource_name'] for q in heat.event_queries)
+    # heatclient's own wait was switched off
+    assert not stock_wait.called
     # as a table, the answer follows the table on stdout
     heat.stacks.delete = mock.Mock()
     cmd = make_command(heat_stack.CreateStack, 'stack create', heat)
@@ -457,21 +462,93 @@ def test_wait_returns_when_held(heat, template, monkeypatch):
         ['t', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1'])
     cmd.run(args)
     out = cmd.app.stdout.getvalue()
+    # heatclient's event lines first, in the table format only
+    assert re.match(r'2024-01-01 00:00:03Z \S+ \[a1\]: CREATE_COMPLETE  '
+                    r'state changed\n\+', out)
     assert out.rstrip('\n').endswith('Stack t is held at: a2 (CREATE)')
     assert re.search(r'\| held_breakpoints +\| a2 \(CREATE\)', out)
     assert cmd.app.stderr.getvalue() == ''
 
 
-def test_wait_reports_failure(heat, template, monkeypatch):
+def stack_event(heat, body, status, reason):
+    event = heat.add_event(body, body['stack_name'], reason,
+                           '2024-01-01T00:00:05Z', status=status)
+    event['physical_resource_id'] = body['id']
+
+
+def test_wait_with_breakpoint_ends_as_heatclients(heat, template,
+                                                  monkeypatch):
+    # a failed create that rolled back: heatclient ends at its
+    # CREATE_FAILED and exits 1, whatever the stack's status by then
     def failed(**fields):
-        body = heat.add_stack(fields['stack_name'], status='CREATE_FAILED',
-                              reason='boom')
+        body = heat.add_stack(fields['stack_name'],
+                              status='ROLLBACK_COMPLETE')
+        stack_event(heat, body, 'CREATE_IN_PROGRESS', 'Stack CREATE started')
+        heat.add_event(body, 'a2', 'boom', '2024-01-01T00:00:04Z',
+                       status='CREATE_FAILED')
+        stack_event(heat, body, 'CREATE_FAILED', 'Resource CREATE failed')
+        stack_event(heat, body, 'ROLLBACK_COMPLETE', 'Stack ROLLBACK done')
         return {'stack': {'id': body['id']}}
 
     monkeypatch.setattr(heat.stacks, 'create', failed)
+    cmd = make_command(heat_stack.CreateStack, 'stack create', heat)
+    args = cmd.get_parser('x').parse_args(
+        ['s', '-t', template, '--breakpoint', 'a2', '--wait', '--poll', '1'])
+    with pytest.raises(osc_exc.CommandError) as raised:
+        cmd.run(args)
+    assert str(raised.value) == '\n Stack s CREATE_FAILED \n'
+    # the events as heatclient prints them, up to where it stops reading
+    assert cmd.app.stdout.getvalue().splitlines()[:3] == [
+        '2024-01-01 00:00:05Z %s [s]: CREATE_IN_PROGRESS  Stack CREATE '
+        'started' % heat._events[heat.find('s')['id']][0]['id'],
+        '2024-01-01 00:00:04Z %s [s.a2]: CREATE_FAILED  boom'
+        % heat._events[heat.find('s')['id']][1]['id'],
+        '2024-01-01 00:00:05Z %s [s]: CREATE_FAILED  Resource CREATE '
+        'failed' % heat._events[heat.find('s')['id']][2]['id']]
+
+
+@pytest.mark.parametrize('command, argv', [
+    ('create', ['s2', '--wait']),
+    ('create', ['s2', '--wait', '--pre-create', 'a1']),
+    ('update', ['s', '--wait']),
+    ('update', ['s', '--wait', '--existing', '--no-breakpoint', 'a1',
+                '--no-breakpoint', 'b1', '--no-breakpoint', 'nested/inner']),
+])
+def test_wait_without_breakpoint_is_heatclients(heat, stack, template,
+                                                monkeypatch, command, argv):
+    stock_wait = mock.Mock(return_value=('%s_COMPLETE' % command.upper(),
+                                         ''))
+    monkeypatch.setattr(heat_stack.event_utils, 'poll_for_events',
+                        stock_wait)
+    {'create': create, 'update': update}[command](
+        heat, argv[:1] + ['-t', template] + argv[1:])
+    assert stock_wait.call_count == 1
+    assert stock_wait.call_args.kwargs['action'] == command.upper()
+
+
+def test_existing_update_keeps_stored_breakpoints_so_the_wait_is_ours(
+        heat, stack, monkeypatch):
+    stock_wait = mock.Mock(side_effect=AssertionError('not ours'))
+    monkeypatch.setattr(heat_stack.event_utils, 'poll_for_events',
+                        stock_wait)
+    before = heat.add_event(stack, 's', 'Stack CREATE completed',
+                            '2024-01-01T00:00:01Z', status='CREATE_COMPLETE')
+    before['physical_resource_id'] = stack['id']
+
+    def updated(**fields):
+        heat.stacks_updated = fields
+        stack['stack_status'] = 'UPDATE_FAILED'
+        stack_event(heat, stack, 'UPDATE_FAILED', 'Resource UPDATE failed')
+
+    monkeypatch.setattr(heat.stacks, 'update', updated)
     with pytest.raises(osc_exc.CommandError,
-                       match='Stack s CREATE_FAILED: boom'):
-        create(heat, ['s', '-t', template, '--wait'])
+                       match='Stack s UPDATE_FAILED'):
+        update(heat, ['s', '--existing', '--wait'])
+    # the marker was taken before the update, as heatclient takes it
+    marker_query = next(query for query in heat.event_queries
+                        if query.get('sort_dir') == 'desc')
+    assert marker_query['limit'] == 1
+    assert not stock_wait.called
 
 
 def test_no_breakpoint_removes_a_hand_set_hook_too(heat):
