@@ -1,0 +1,73 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""The test body every shard runs: one scenario, both servers, checked.
+
+The scenarios are split over a few test files (``test_shard_*.py``) so
+that pytest-xdist's ``--dist loadfile`` gives them to different workers.
+"""
+
+import pytest
+
+from tests.interaction import dimensions
+from tests.interaction import invariants
+from tests.interaction import known
+from tests.interaction import runner
+
+SHARDS = 3
+
+
+def params(shard):
+    seed = dimensions.seed_from_env()
+    chosen = dimensions.selection(seed)
+    out = []
+    for index, scenario in enumerate(chosen):
+        if index % SHARDS != shard:
+            continue
+        marks = [pytest.mark.xfail(strict=False, reason=why)
+                 for why in known.known_defects(scenario)[:1]]
+        out.append(pytest.param(scenario, marks=marks,
+                                id='%02d-%s' % (index, dimensions.scenario_id(
+                                    scenario))))
+    return out
+
+
+def reference_key(s):
+    hold = runner.native_hook(s['hold'], s['operation'])
+    release = s['release'] if s['release'] in ('cancel', 'supersede') \
+        else 'clear'
+    return (s['family'], s['operation'], hold, s['name'],
+            s['setter'] in ('set', 'continue-to'), release,
+            s['hold'] == 'on-failure' or s['operation'] == 'rollback')
+
+
+def run_scenario(scenario, heat_server, stock_server, references, workdir):
+    key = reference_key(scenario)
+    if key not in references:
+        references[key] = runner.Run(stock_server, scenario, workdir,
+                                     stock=True)
+        references[key].run()
+    ref = references[key]
+    run = runner.Run(heat_server, scenario, workdir)
+    error = None
+    try:
+        run.run()
+    except AssertionError as exc:
+        error = str(exc)
+    problems = ([error] if error else []) + invariants.check(run, ref)
+    if problems:
+        pytest.fail('%s\n  %s\nreproduce (on a local server):\n  %s\n'
+                    'stock reference ended %s: %s'
+                    % (dimensions.scenario_id(scenario),
+                       '\n  '.join(problems),
+                       '\n  '.join(run.commands),
+                       ref.out.status, '; '.join(ref.commands[-3:])),
+                    pytrace=False)
