@@ -54,9 +54,8 @@ def none_created_twice(run, ref):
 
 
 def nothing_left_held(run):
-    return ['still %s at the end: %s %s' % (row.get('state'),
-                                              row.get('resource'),
-                                              row.get('action'))
+    return ['still %s at the end: %s %s'
+            % (row.get('state'), row.get('resource'), row.get('action'))
             for row in run.out.held_at_end]
 
 

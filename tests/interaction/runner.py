@@ -109,8 +109,8 @@ class Run:
         path = os.path.join(self.workdir, '%s-%s' % (self.stack, filename))
         with open(path, 'w', encoding='utf-8') as out:
             json.dump(content, out, ensure_ascii=False, indent=1)
-        self.note('# %s:\n# %s' % (path, json.dumps(content,
-                                                     ensure_ascii=False)))
+        shown = json.dumps(content, ensure_ascii=False)
+        self.note('# %s:\n# %s' % (path, shown))
         return path
 
     def template_args(self, version, present=True, tag='t'):
@@ -125,8 +125,8 @@ class Run:
         inner = os.path.join(self.workdir, 'inner.yaml')
         with open(inner, 'w') as out:
             json.dump(templates.files()['inner.yaml'], out)
-        path = os.path.join(self.workdir, '%s-%s%d.yaml' % (self.stack, tag,
-                                                           version))
+        path = os.path.join(self.workdir,
+                            '%s-%s%d.yaml' % (self.stack, tag, version))
         with open(path, 'w', encoding='utf-8') as out:
             json.dump(body, out, ensure_ascii=False, indent=1)
         self.note('# %s: %s' % (path, json.dumps(body, ensure_ascii=False)))
@@ -145,7 +145,6 @@ class Run:
         return self.out
 
     def _run(self, op):
-        s = self.s
         if op != 'create':
             present = op != 'update-add'
             args, held = self.template_args(0, present)

@@ -49,8 +49,8 @@ def _inner_template():
                 'type': 'OS::Heat::TestResource',
                 'properties': {'value': {'get_param': 'value'},
                                'fail': {'get_param': 'fail'}}}},
-            'outputs': {'value': {'value': {'get_attr': ['inner',
-                                                        'output']}}}}
+            'outputs': {'value': {'value': {
+                'get_attr': ['inner', 'output']}}}}
 
 
 def family_resources(family, name, version, fail, replace):
