@@ -69,9 +69,10 @@ def pytest_terminal_summary(terminalreporter):
     got = pairwise.covered(chosen, names)
     counts = {}
     for report in ran:
-        counts[report.outcome if not hasattr(report, 'wasxfail') else
-               ('xfailed' if report.skipped else 'xpassed')] = \
-            counts.get(report.outcome, 0) + 1
+        outcome = report.outcome
+        if hasattr(report, 'wasxfail'):
+            outcome = 'xfailed' if report.skipped else 'xpassed'
+        counts[outcome] = counts.get(outcome, 0) + 1
     terminalreporter.write_sep('-', 'interaction tier')
     terminalreporter.write_line(
         'seed %d (HEAT_BREAKPOINT_INTERACTION_SEED), %s: %d of %d '

@@ -53,6 +53,22 @@ def native_hook(hold, operation):
     return {'before': 'pre-update', 'after': 'post-update'}.get(hold)
 
 
+def reference_hook(scenario):
+    """The native hook the stock reference holds at, if any.
+
+    A cancel or a superseding update needs the operation to be stopped
+    at the held resource in stock Heat too: where no native hook of the
+    scenario's kind exists, the one before the resource's action stands
+    in (a failure or a change is held before the action by stock's
+    nearest means).
+    """
+    hold, op = scenario['hold'], scenario['operation']
+    hook = native_hook(hold, op)
+    if hook is None and scenario['release'] in ('cancel', 'supersede'):
+        hook = native_hook('before', op)
+    return hook
+
+
 class Outcome:
     def __init__(self):
         self.status = None
@@ -79,7 +95,8 @@ class Run:
         self.workdir = workdir
         self.stack = 'ix-%s' % uuid.uuid4().hex[:8]
         self.secret = 'hidden-%s' % uuid.uuid4().hex[:12]
-        self.name = templates.NAMES[scenario['name']]
+        self.name = templates.resource_name(scenario['name'],
+                                            scenario['family'])
         self.commands = []
         self.out = Outcome()
 
@@ -138,9 +155,13 @@ class Run:
         s = self.s
         op = s['operation']
         log_start = self._log_size()
+        self.main_proc = None
         try:
             self._run(op)
         finally:
+            if self.main_proc is not None and self.main_proc.poll() is None:
+                self.main_proc.kill()
+                self.main_proc.wait()
             self._collect(log_start)
         return self.out
 
@@ -151,7 +172,14 @@ class Run:
             env = []
             if op == 'delete':
                 env = self._delete_env(held)
-            self.osc('stack', 'create', self.stack, *args, *env, '--wait')
+            code, _out, _err = self.osc('stack', 'create', self.stack, *args,
+                                        *env, '--wait', check=False)
+            if code != 0:
+                # Refused or failed before the operation under test (a
+                # name Heat refuses): the reference must end the same.
+                self.held = self.prior = None
+                self.out.wait_code = code
+                return
             self.out.before_ids = self._ids()
         version = 0 if op in ('create', 'delete') else 1
         args, held = self.template_args(version)
@@ -206,7 +234,7 @@ class Run:
         if op == 'rollback':
             extra += ['--rollback', 'enabled']
         if self.stock:
-            hook = native_hook(s['hold'], op)
+            hook = reference_hook(s)
             hooks = {}
             if s['setter'] in ('set', 'continue-to'):
                 hooks[self.prior] = 'pre-create' if op == 'create' \

@@ -41,7 +41,7 @@ def params(shard):
 
 
 def reference_key(s):
-    hold = runner.native_hook(s['hold'], s['operation'])
+    hold = runner.reference_hook(s)
     release = s['release'] if s['release'] in ('cancel', 'supersede') \
         else 'clear'
     return (s['family'], s['operation'], hold, s['name'],

@@ -27,7 +27,19 @@ NAMES = {
     # Heat's resource table holds names of up to 255 characters.
     'longest': 'r' * 255,
 }
+# A nested stack is named <stack>-<resource>-<12 characters> and a
+# stack name has at most 255 (the runner's stack names have 11).
+NESTING = ('nested', 'group', 'remote')
+LONGEST_NESTING = 255 - len('ix-01234567') - 2 - 12
 SECRET_PARAM = 'secret'
+
+
+def resource_name(kind, family):
+    if kind == 'longest' and family in NESTING:
+        return 'r' * LONGEST_NESTING
+    return NAMES[kind]
+
+
 VERSION = '2021-04-16'
 
 
