@@ -21,6 +21,7 @@ hook otherwise). Each run gives an :class:`Outcome` for the invariants;
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -43,6 +44,10 @@ SET_FLAG = {'after': '--after', 'on-failure': '--on-failure',
             'on-change': '--on-change', 'on-replace': '--on-replace'}
 OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 TIMEOUT = 240
+# Stock Heat's hook events: "... paused until Hook pre-create is
+# cleared", then "Hook pre-create is cleared".
+PAUSED = re.compile(r'paused until Hook (\S+) is cleared')
+CLEARED = re.compile(r'^Hook (\S+) is cleared')
 
 
 def native_hook(hold, operation):
@@ -99,6 +104,8 @@ class Run:
                                             scenario['family'])
         self.commands = []
         self.out = Outcome()
+        self.held = self.prior = None
+        self.main_proc = None
 
     # -- commands ------------------------------------------------------
     def note(self, line):
@@ -237,8 +244,7 @@ class Run:
             hook = reference_hook(s)
             hooks = {}
             if s['setter'] in ('set', 'continue-to'):
-                hooks[self.prior] = 'pre-create' if op == 'create' \
-                    else 'pre-update'
+                hooks[self.prior] = self._prior_hook()
             if hook:
                 hooks[held] = hook
             if hooks:
@@ -261,10 +267,52 @@ class Run:
         return verb + args + extra
 
     def _held_rows(self):
+        if self.stock:
+            return self._stock_held_rows()
         try:
             return self.manager.held_now(self.stack)[1]
         except Exception:
             return []
+
+    def _stock_held_rows(self):
+        """Pending native hooks, from stock Heat's own hook events.
+
+        ``hook poll`` knows only the pre-* hooks; the events say the
+        post-* ones too.
+        """
+        try:
+            evs = self.hc.events.list(self.stack, nested_depth=3,
+                                      sort_dir='asc')
+        except Exception:
+            return []
+        pending = {}
+        for ev in evs:
+            reason = ev.resource_status_reason or ''
+            paused, cleared = PAUSED.search(reason), CLEARED.search(reason)
+            if paused:
+                pending[ev.resource_name] = paused.group(1)
+            elif cleared:
+                pending.pop(ev.resource_name, None)
+        paths = {p.split('/')[-1]: p for p in (self.held, self.prior) if p}
+        return [{'resource': paths.get(name, name), 'hook': hook,
+                 'action': hook.split('-')[1].upper(), 'when': hook,
+                 'why': '', 'state': 'held'}
+                for name, hook in pending.items()]
+
+    def _stock_clear(self, row):
+        """Stock's release: ``hook clear``, or the unset_hook signal."""
+        path, hook = row['resource'], row['hook']
+        if hook.startswith('pre-'):
+            self.osc('stack', 'hook', 'clear', self.stack, path,
+                     '--' + hook, check=False)
+            return
+        stack, name = self.stack, path
+        if '/' in path:
+            owner, name = path.rsplit('/', 1)
+            stack = self.hc.resources.get(
+                self.stack, owner).physical_resource_id
+        self.osc('stack', 'resource', 'signal', stack, name, '--data',
+                 json.dumps({'unset_hook': hook}), check=False)
 
     def _in_progress(self):
         try:
@@ -301,7 +349,8 @@ class Run:
             if not self._wait_held(self.prior):
                 return
             if self.stock:
-                self.osc('stack', 'hook', 'clear', self.stack, self.prior)
+                self._stock_clear({'resource': self.prior,
+                                   'hook': self._prior_hook()})
             elif s['setter'] == 'set':
                 self.osc('stack', 'breakpoint', 'set', self.stack, held,
                          *([SET_FLAG[s['hold']]] if s['hold'] in SET_FLAG
@@ -316,6 +365,11 @@ class Run:
             return
         self._release(held, rows)
 
+    def _prior_hook(self):
+        op = self.s['operation']
+        return 'pre-create' if op == 'create' else \
+            'pre-delete' if op == 'delete' else 'pre-update'
+
     def _release(self, held, rows):
         release = self.s['release']
         st = self.stack
@@ -326,7 +380,9 @@ class Run:
                 0 if self.s['operation'] == 'create' else 1, tag='s')
             self.osc('stack', 'update', st, *args, '--wait', check=False)
         elif self.stock:
-            self.osc('stack', 'hook', 'clear', st, held)
+            for row in rows:
+                if row['resource'] == held:
+                    self._stock_clear(row)
         elif release == 'step':
             self.osc('stack', 'breakpoint', 'step', st, held)
         elif release == 'continue':
@@ -353,8 +409,7 @@ class Run:
                 return
             if self.stock:
                 for row in rows:
-                    self.osc('stack', 'hook', 'clear', self.stack,
-                             row['resource'], check=False)
+                    self._stock_clear(row)
             else:
                 self.osc('stack', 'breakpoint', 'continue', self.stack,
                          check=False)
