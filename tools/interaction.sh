@@ -8,5 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${VENV:-.venv}
 export HEAT_BREAKPOINT_INTERACTION=all
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -rfxX \
+# A line per scenario as it ends (JSON): what a run stopped early found.
+export HEAT_BREAKPOINT_INTERACTION_RESULTS=${HEAT_BREAKPOINT_INTERACTION_RESULTS:-interaction-results.jsonl}
+exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -v -rfxX \
     -n "${PYTEST_WORKERS:-3}" --dist loadfile tests/interaction "$@"

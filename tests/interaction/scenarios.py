@@ -15,6 +15,10 @@ The scenarios are split over a few test files (``test_shard_*.py``) so
 that pytest-xdist's ``--dist loadfile`` gives them to different workers.
 """
 
+import json
+import os
+import time
+
 import pytest
 
 from tests.interaction import dimensions
@@ -58,11 +62,13 @@ def run_scenario(scenario, heat_server, stock_server, references, workdir):
     ref = references[key]
     run = runner.Run(heat_server, scenario, workdir)
     error = None
+    started = time.monotonic()
     try:
         run.run()
     except AssertionError as exc:
         error = str(exc)
     problems = ([error] if error else []) + invariants.check(run, ref)
+    _record(scenario, problems, run, ref, time.monotonic() - started)
     if problems:
         pytest.fail('%s\n  %s\nreproduce (on a local server):\n  %s\n'
                     'stock reference ended %s: %s'
@@ -71,3 +77,17 @@ def run_scenario(scenario, heat_server, stock_server, references, workdir):
                        '\n  '.join(run.commands),
                        ref.out.status, '; '.join(ref.commands[-3:])),
                     pytrace=False)
+
+
+def _record(scenario, problems, run, ref, seconds):
+    """A line per scenario in HEAT_BREAKPOINT_INTERACTION_RESULTS, if set:
+    a long run stopped early still says what it found."""
+    path = os.environ.get('HEAT_BREAKPOINT_INTERACTION_RESULTS')
+    if not path:
+        return
+    line = {'scenario': dimensions.scenario_id(scenario),
+            'known': known.known_defects(scenario), 'problems': problems,
+            'seconds': round(seconds), 'commands': run.commands,
+            'stock': [ref.out.status, ref.commands]}
+    with open(path, 'a', encoding='utf-8') as out:
+        out.write(json.dumps(line, ensure_ascii=False) + '\n')
