@@ -10,5 +10,5 @@ venv=${VENV:-.venv}
 export HEAT_BREAKPOINT_INTERACTION=all
 # A line per scenario as it ends (JSON): what a run stopped early found.
 export HEAT_BREAKPOINT_INTERACTION_RESULTS=${HEAT_BREAKPOINT_INTERACTION_RESULTS:-${TMPDIR:-/tmp}/heat-breakpoint-interaction.jsonl}
-exec "$venv/bin/python" -m pytest -q -p no:cacheprovider -v -rfxX \
+exec "$venv/bin/python" -m pytest -p no:cacheprovider -v -rfxX \
     -n "${PYTEST_WORKERS:-3}" --dist loadfile tests/interaction "$@"

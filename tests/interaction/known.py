@@ -13,7 +13,10 @@
 
 One table, so that a merged fix is one line removed here. Each entry is
 (the defect, a test on the scenario); a scenario any entry matches is
-marked ``xfail(strict=False)`` with that defect as the reason.
+marked ``xfail(strict=False)`` with those defects as the reason.
+``KNOWN_DEFECTS``: being fixed on their own branches. ``FOUND_HERE``:
+found by this tier, not yet fixed (each described in full where it was
+reported), marked so that CI stays green meanwhile.
 """
 
 KNOWN_DEFECTS = (
@@ -32,6 +35,17 @@ KNOWN_DEFECTS = (
      and s['operation'] == 'update-replace' and s['release'] == 'cancel'),
 )
 
+FOUND_HERE = (
+    ('found here: a CFN_SIGNAL or TEMP_URL_SIGNAL deployment fails with '
+     'AuthorizationFailure (its stack user) after a hold is released',
+     lambda s: s['family'] in ('sd-CFN_SIGNAL', 'sd-TEMP_URL_SIGNAL')),
+    ('found here: stock `openstack stack hook clear` cannot release a '
+     'hold on a resource an update adds (it clears pre-update)',
+     lambda s: s['release'] == 'hook-clear'
+     and s['operation'] == 'update-add'),
+)
+
 
 def known_defects(scenario):
-    return [why for why, hits in KNOWN_DEFECTS if hits(scenario)]
+    return [why for why, hits in KNOWN_DEFECTS + FOUND_HERE
+            if hits(scenario)]
