@@ -81,8 +81,10 @@ def run_scenario(scenario, heat_server, stock_server, references, workdir):
 
 
 def _record(scenario, problems, run, ref, seconds):
-    """A line per scenario in HEAT_BREAKPOINT_INTERACTION_RESULTS, if set:
-    a long run stopped early still says what it found."""
+    """A line per scenario in HEAT_BREAKPOINT_INTERACTION_RESULTS, if set.
+
+    So that a long run stopped early still says what it found.
+    """
     path = os.environ.get('HEAT_BREAKPOINT_INTERACTION_RESULTS')
     if not path:
         return
