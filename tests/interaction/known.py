@@ -40,9 +40,10 @@ FOUND_HERE = (
      'AuthorizationFailure (its stack user) after a hold is released',
      lambda s: s['family'] in ('sd-CFN_SIGNAL', 'sd-TEMP_URL_SIGNAL')),
     ('found here: stock `openstack stack hook clear` cannot release a '
-     'hold on a resource an update adds (it clears pre-update)',
+     'hold after a resource, nor one on a resource an update adds (it '
+     'asks Heat to clear pre-update)',
      lambda s: s['release'] == 'hook-clear'
-     and s['operation'] == 'update-add'),
+     and (s['operation'] == 'update-add' or s['hold'] == 'after')),
 )
 
 
