@@ -105,8 +105,8 @@ def no_traceback(run):
 
 def cancel_rolls_back(run):
     """A cancel ends in rollback; the held resource's work not done."""
-    if run.s['release'] != 'cancel':
-        return []
+    if run.s['release'] != 'cancel' or run.held is None:
+        return []  # no cancel, or the stack refused before the operation
     problems = []
     out = run.out
     if out.status not in CANCEL_END or 'ROLLBACK' not in (out.status or ''):
