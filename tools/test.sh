@@ -22,9 +22,10 @@ rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 # The functional tests mostly wait on Heat (its 1 s per leaf, polls): a
 # few pytest-xdist workers, each with a local Heat of its own, a test file
 # to a worker. PYTEST_WORKERS=0 runs them in this process, one by one.
+# tests/interaction runs its CI slice here (tools/interaction.sh: all).
 workers=${PYTEST_WORKERS:-3}
 status=0
-"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile tests/unit tests/functional tests/corpus "$@" || status=$?
+"$venv/bin/python" -m pytest -q -p no:cacheprovider -n "$workers" --dist loadfile tests/unit tests/functional tests/corpus tests/interaction "$@" || status=$?
 if [ "$status" -eq 5 ]; then
     echo "pytest collected no tests" >&2
     exit 1

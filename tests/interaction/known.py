@@ -1,0 +1,52 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Known defects: the scenarios expected to fail until their fix merges.
+
+One table, so that a merged fix is one line removed here. Each entry is
+(the defect, a test on the scenario); a scenario any entry matches is
+marked ``xfail(strict=False)`` with those defects as the reason.
+``KNOWN_DEFECTS``: being fixed on their own branches. ``FOUND_HERE``:
+found by this tier, not yet fixed (each described in full where it was
+reported), marked so that CI stays green meanwhile.
+"""
+
+KNOWN_DEFECTS = (
+    ('a breakpoint on a wait condition handle fails the stack when '
+     'released', lambda s: s['family'] == 'wait'),
+    ('a breakpoint on a HEAT_SIGNAL deployment fails the stack when '
+     'released', lambda s: s['family'] == 'sd-HEAT_SIGNAL'),
+    ('ZAQAR_SIGNAL fails on the local server',
+     lambda s: s['family'] == 'sd-ZAQAR_SIGNAL'),
+    ('non-ASCII resource names (emoji, Cyrillic) break',
+     lambda s: s['name'] in ('emoji', 'cyrillic')),
+    ("continue --to R disarms R's own on-change breakpoint",
+     lambda s: s['setter'] == 'continue-to' and s['hold'] == 'on-change'),
+    ('a cancel in a ResourceGroup replacement hold is sometimes not '
+     'honoured', lambda s: s['family'] == 'group'
+     and s['operation'] == 'update-replace' and s['release'] == 'cancel'),
+)
+
+FOUND_HERE = (
+    ('found here: a CFN_SIGNAL or TEMP_URL_SIGNAL deployment fails with '
+     'AuthorizationFailure (its stack user) after a hold is released',
+     lambda s: s['family'] in ('sd-CFN_SIGNAL', 'sd-TEMP_URL_SIGNAL')),
+    ('found here: stock `openstack stack hook clear` cannot release a '
+     'hold after a resource, nor one on a resource an update adds (it '
+     'asks Heat to clear pre-update)',
+     lambda s: s['release'] == 'hook-clear'
+     and (s['operation'] == 'update-add' or s['hold'] == 'after')),
+)
+
+
+def known_defects(scenario):
+    return [why for why, hits in KNOWN_DEFECTS + FOUND_HERE
+            if hits(scenario)]
