@@ -26,12 +26,9 @@ KNOWN_DEFECTS = (
      'released', lambda s: s['family'] == 'sd-HEAT_SIGNAL'),
     ('ZAQAR_SIGNAL fails on the local server',
      lambda s: s['family'] == 'sd-ZAQAR_SIGNAL'),
-    ('non-ASCII resource names (emoji, Cyrillic) break',
-     lambda s: s['name'] in ('emoji', 'cyrillic')),
-    ("continue --to R disarms R's own on-change breakpoint",
-     lambda s: s['setter'] == 'continue-to' and s['hold'] == 'on-change'),
-    ('a cancel in a ResourceGroup replacement hold is sometimes not '
-     'honoured', lambda s: s['family'] == 'group'
+    ('a cancel in a ResourceGroup replacement hold may end '
+     'ROLLBACK_FAILED (a member stack\'s late failure)',
+     lambda s: s['family'] == 'group'
      and s['operation'] == 'update-replace' and s['release'] == 'cancel'),
 )
 
@@ -39,11 +36,6 @@ FOUND_HERE = (
     ('found here: a CFN_SIGNAL or TEMP_URL_SIGNAL deployment fails with '
      'AuthorizationFailure (its stack user) after a hold is released',
      lambda s: s['family'] in ('sd-CFN_SIGNAL', 'sd-TEMP_URL_SIGNAL')),
-    ('found here: stock `openstack stack hook clear` cannot release a '
-     'hold after a resource, nor one on a resource an update adds (it '
-     'asks Heat to clear pre-update)',
-     lambda s: s['release'] == 'hook-clear'
-     and (s['operation'] == 'update-add' or s['hold'] == 'after')),
 )
 
 

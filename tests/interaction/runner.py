@@ -28,6 +28,7 @@ import sys
 import time
 import uuid
 
+from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
@@ -158,6 +159,30 @@ class Run:
                 '%s=%s' % (templates.SECRET_PARAM, self.secret)], held
 
     # -- the scenario --------------------------------------------------
+    def refused_up_front(self):
+        """A breakpoint on a name no release could reach is refused.
+
+        Heat's API cannot address a resource whose name is not ASCII
+        (``breakpoints.NOT_ASCII``): the breakpoint is refused in one line
+        before anything is created, whatever else the scenario would do,
+        where stock Heat's native hook there could never be released.
+        Returns the problems found.
+        """
+        args, held = self.template_args(0)
+        flag = FLAG.get(self.s['hold'], '--breakpoint')
+        code, out, err = self.osc('stack', 'create', self.stack, *args,
+                                  flag, held, check=False)
+        words = breakpoints.NOT_ASCII % ('breakpoint %s'
+                                         % breakpoints.quoted(held))
+        problems = []
+        if code != 1 or words not in err:
+            problems.append('a breakpoint on %r was not refused up front '
+                            '(exit %s): %s'
+                            % (held, code, (err or out)[-300:]))
+        if any(st.stack_name == self.stack for st in self.hc.stacks.list()):
+            problems.append('the refused create made stack %s' % self.stack)
+        return problems
+
     def run(self):
         s = self.s
         op = s['operation']
@@ -388,7 +413,12 @@ class Run:
         elif release == 'continue':
             self.osc('stack', 'breakpoint', 'continue', st)
         elif release == 'hook-clear':
-            self.osc('stack', 'hook', 'clear', st, held)
+            # As a stock user clears a hook: hook clear with the hook's
+            # kind (heatclient guesses pre-update during any update), the
+            # unset_hook signal for a post-* hook (hook clear has none).
+            for row in rows:
+                if row['resource'] == held:
+                    self._stock_clear(row)
         elif release == 'retry':
             self.osc('stack', 'breakpoint', 'retry', st, held)
         elif release == 'dap-continue':

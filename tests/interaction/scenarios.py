@@ -21,10 +21,12 @@ import time
 
 import pytest
 
+from heat_breakpoint.model import breakpoints
 from tests.interaction import dimensions
 from tests.interaction import invariants
 from tests.interaction import known
 from tests.interaction import runner
+from tests.interaction import templates
 
 SHARDS = 3
 
@@ -55,6 +57,16 @@ def reference_key(s):
 
 
 def run_scenario(scenario, heat_server, stock_server, references, workdir):
+    if not breakpoints.addressable((templates.resource_name(
+            scenario['name'], scenario['family']),)):
+        run = runner.Run(heat_server, scenario, workdir)
+        problems = run.refused_up_front()
+        _record(scenario, problems, run, None, 0)
+        if problems:
+            pytest.fail('%s\n  %s\nreproduce:\n  %s' % (
+                dimensions.scenario_id(scenario), '\n  '.join(problems),
+                '\n  '.join(run.commands)), pytrace=False)
+        return
     key = reference_key(scenario)
     if key not in references:
         references[key] = runner.Run(stock_server, scenario, workdir,
@@ -91,6 +103,6 @@ def _record(scenario, problems, run, ref, seconds):
     line = {'scenario': dimensions.scenario_id(scenario),
             'known': known.known_defects(scenario), 'problems': problems,
             'seconds': round(seconds), 'commands': run.commands,
-            'stock': [ref.out.status, ref.commands]}
+            'stock': [ref.out.status, ref.commands] if ref else None}
     with open(path, 'a', encoding='utf-8') as out:
         out.write(json.dumps(line, ensure_ascii=False) + '\n')
