@@ -38,11 +38,8 @@ def hold_text(row) -> str:
     """``before CREATE``, ``after UPDATE``, ``on CREATE failure``."""
     if row is None:
         return ''
-    when = bp_v1.row_value(row, 'when')
-    action = row.get('action') or ''
-    if when == breakpoints.FAILED:
-        return _('on %s failure') % action
-    return '%s %s' % (when, action)
+    return bp_v1.when_text(bp_v1.row_value(row, 'when'),
+                           row.get('action') or '')
 
 
 class Holds:

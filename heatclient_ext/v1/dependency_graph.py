@@ -115,16 +115,7 @@ def _topological(nodes) -> list:
 
 
 def _held_text(row) -> str:
-    return ' '.join(['held:', row.get('when') or 'before',
-                     row.get('action') or '']).rstrip()
-
-
-# When a rule holds, in words around its actions.
-_WHEN_TEXT = {breakpoints.BEFORE: 'before %s',
-              breakpoints.AFTER: 'after %s',
-              breakpoints.FAILED: 'on %s failure',
-              breakpoints.CHANGED: 'before %s if changed',
-              breakpoints.REPLACED: 'before %s if replaced'}
+    return 'held: ' + bp_v1.when_text(row.get('when'), row.get('action'))
 
 
 def _when(row) -> str:
@@ -134,8 +125,7 @@ def _when(row) -> str:
 def _breakpoint_text(row) -> str:
     """``breakpoint: before CREATE,UPDATE`` (``on CREATE failure``...)."""
     actions = row.get('action') or ''
-    when = _WHEN_TEXT.get(_when(row), _when(row) + ' %s')
-    parts = [(when % actions).replace('  ', ' ').strip()]
+    parts = [bp_v1.when_text(_when(row), actions)]
     if row.get('state') and row.get('state') != bp_v1.ARMED:
         parts.append(row['state'])
     return 'breakpoint: %s' % ', '.join(part for part in parts if part)

@@ -52,6 +52,7 @@ StackSummary = terms.StackSummary
 row_value = terms.row_value
 depth_argument = terms.depth_argument
 held_text = terms.held_text
+when_text = terms.when_text
 update_note = terms.update_note
 
 

@@ -75,6 +75,22 @@ def depth_argument(text) -> int:
     return value
 
 
+# When a breakpoint holds, in words around its action(s): one table for
+# every front end (graph labels, the editor's threads).
+WHEN_TEXT = {breakpoints.BEFORE: 'before %s',
+             breakpoints.AFTER: 'after %s',
+             breakpoints.FAILED: 'on %s failure',
+             breakpoints.CHANGED: 'before %s if changed',
+             breakpoints.REPLACED: 'before %s if replaced'}
+
+
+def when_text(when, actions) -> str:
+    """``before UPDATE if changed``: a kind of hold and its action(s)."""
+    when = when or breakpoints.BEFORE
+    text = WHEN_TEXT.get(when, when + ' %s') % (actions or '')
+    return ' '.join(text.split())
+
+
 def held_text(rows) -> str:
     """``'a (CREATE), outer/b (CREATE)'``: what a wait stopped at."""
     return ', '.join('%s (%s)' % (row['resource'], row['action'])

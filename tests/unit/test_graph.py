@@ -314,3 +314,16 @@ def test_a_group_is_a_group_and_its_members_sort_naturally():
     out = graph.dot(found)
     assert 'label="grp (group of 4: OS::Heat::ResourceGroup)' in out
     assert 'label="10 (nested stack)' in out
+
+
+@pytest.mark.parametrize('when, text', [
+    (None, 'held: before CREATE'),
+    ('after', 'held: after CREATE'),
+    ('failed', 'held: on CREATE failure'),
+    ('changed', 'held: before CREATE if changed'),
+    ('replaced', 'held: before CREATE if replaced'),
+])
+def test_a_hold_reads_as_the_guide_says(when, text):
+    from heatclient_ext.v1 import dependency_graph
+    assert dependency_graph._held_text(
+        {'when': when, 'action': 'CREATE'}) == text
