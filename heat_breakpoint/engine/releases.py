@@ -168,29 +168,32 @@ def _go_on(rsrc, record, how, details) -> None:
             operation_state.add_targets(key, paths, kind)
 
 
-def operation_context(stack, fallback):
+def operation_context(stack):
     """The credentials the rest of an operation runs on: its own.
 
     A release decides *that* the operation goes on, never *who* it goes
-    on as. Where Heat keeps a trust for the stack (``deferred_auth_method
-    = trusts``), the stack's stored context: the owner's trust, as Heat
-    sends every check of an operation under ``reauthentication_auth_method
-    = trusts``, valid however long the hold or the work after it lasts.
-    Without a trust (``deferred_auth_method = password``: a Heat without
-    Keystone such as the local server, where every caller is the same
-    admin, and no roles can be asked for), ``fallback``.
+    on as, and whoever sent it: the releaser's request is not where its
+    credentials come from (a stock ``openstack stack hook clear`` is
+    served on a thread of Heat's own, where the current context is
+    nobody's). Where Heat keeps a trust for the stack
+    (``deferred_auth_method = trusts``), the stack's stored context: the
+    owner's trust, as Heat sends every check of an operation under
+    ``reauthentication_auth_method = trusts``, valid however long the
+    hold or the work after it lasts. Without a trust
+    (``deferred_auth_method = password``: a Heat without Keystone such as
+    the local server), the credentials Heat stored with the stack, which
+    a check authenticates with when it needs a client (a wait condition
+    handle's stack user, a deployment's signal), as Heat's own signals
+    and nested stacks do: :func:`lost_releases.stored_context`.
     """
-    from heat.objects import user_creds
-    creds = user_creds.UserCreds.get_by_id(stack.context,
-                                           stack.user_creds_id) \
-        if stack.user_creds_id else None
-    if creds is not None and creds.trust_id:
+    stored = lost_releases.stored_context(stack)
+    if stored.trust_id:
         return stack.stored_context()
-    return fallback
+    return stored
 
 
 def _redispatch(rsrc, record) -> None:
-    cnxt = operation_context(rsrc.stack, _caller_context(rsrc))
+    cnxt = operation_context(rsrc.stack)
     # The stack as loaded for this release, after the hold: the hold's
     # traversal and graph (a newer operation was looked for above).
     stack = rsrc.stack
