@@ -158,3 +158,28 @@ def test_stock_hook_on_the_same_resource_completes(server, tmp_path, kind):
     _osc(server, 'stack', 'hook', 'clear', stack, held)
     assert _wait_done(hc, stack, held)[0] == 'CREATE_COMPLETE'
     _finish(server, hc, stack, signalled)
+
+
+#: An admin-only resource type (Heat's policy), in a nested stack made
+#: after the hold: the released work must have the operation's roles.
+ADMIN_ONLY = {
+    'heat_template_version': '2021-04-16',
+    'resources': {
+        'first': {'type': 'OS::Heat::RandomString'},
+        'group': {'type': 'OS::Heat::ResourceGroup', 'depends_on': ['first'],
+                  'properties': {'count': 1, 'resource_def': {
+                      'type': 'OS::Nova::Flavor',
+                      'properties': {'ram': 512, 'vcpus': 1}}}},
+    }}
+
+
+def test_released_work_keeps_the_operation_s_roles(server, tmp_path):
+    hc = server.client()
+    stack = 'roles-%s' % uuid.uuid4().hex[:6]
+    _osc(server, 'stack', 'create', stack, '-t',
+         _template_file(tmp_path, ADMIN_ONLY), '--breakpoint', 'first')
+    _held(hc, stack, 'first')
+    _osc(server, 'stack', 'hook', 'clear', stack, 'first')
+    assert _wait_done(hc, stack, 'group') == ('CREATE_COMPLETE',
+                                              'state changed')
+    utils.wait_stack(hc, stack, 'CREATE_COMPLETE')
