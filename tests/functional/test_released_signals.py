@@ -46,14 +46,14 @@ HANDLE = {
     }}
 
 
-def deployment(transport):
+def deployment(transport, server_transport='POLL_SERVER_HEAT'):
     return {
         'heat_template_version': '2021-04-16',
         'resources': {
             'web': {'type': 'OS::Nova::Server', 'properties': {
                 'image': 'cirros', 'flavor': 'm1.small',
                 'user_data_format': 'SOFTWARE_CONFIG',
-                'software_config_transport': 'POLL_SERVER_HEAT'}},
+                'software_config_transport': server_transport}},
             'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {
                 'group': 'script', 'outputs': [{'name': 'result'}],
                 'config': '#!/bin/sh\necho done\n'}},
@@ -71,6 +71,8 @@ KINDS = {
     'heat-signal': (deployment('HEAT_SIGNAL'), 'deploy', None),
     'cfn-signal': (deployment('CFN_SIGNAL'), 'deploy', None),
     'temp-url-signal': (deployment('TEMP_URL_SIGNAL'), 'deploy', None),
+    'zaqar-signal': (deployment('ZAQAR_SIGNAL', 'ZAQAR_MESSAGE'), 'deploy',
+                     None),
     'web-server': (WEB, 'ready', None),
 }
 RELEASES = ('continue', 'step', 'hook-clear')
@@ -183,3 +185,21 @@ def test_released_work_keeps_the_operation_s_roles(server, tmp_path):
     assert _wait_done(hc, stack, 'group') == ('CREATE_COMPLETE',
                                               'state changed')
     utils.wait_stack(hc, stack, 'CREATE_COMPLETE')
+
+
+@pytest.mark.parametrize('server_transport', ['POLL_SERVER_HEAT',
+                                              'ZAQAR_MESSAGE'])
+def test_a_zaqar_signal_deployment_without_breakpoints(server, tmp_path,
+                                                       server_transport):
+    """Zaqar is simulated: its queues too (no zaqar.simulated.invalid)."""
+    hc = server.client()
+    stack = 'zaqar-%s' % uuid.uuid4().hex[:6]
+    template = deployment('ZAQAR_SIGNAL', server_transport)
+    template['outputs'] = {'stdout': {'value': {
+        'get_attr': ['deploy', 'deploy_stdout']}}}
+    _osc(server, 'stack', 'create', stack, '-t',
+         _template_file(tmp_path, template), '--wait')
+    stdout = hc.stacks.output_show(stack, 'stdout')['output'][
+        'output_value']
+    assert stdout.startswith('simulated: ') and 'ran on server' in stdout
+    _osc(server, 'stack', 'delete', stack, '--yes', '--wait')
