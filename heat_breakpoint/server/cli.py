@@ -20,6 +20,7 @@ loaded exactly as in a deployed Heat: stevedore and paste.
 """
 
 import argparse
+import configparser
 import fcntl
 import logging
 import os
@@ -165,6 +166,57 @@ def auth_line(port: int, keystone=None) -> str:
             '(orchestration: http://%s:%d/v1/%%(project_id)s).'
             % (keystone.url, local_config.KEYSTONE_FLAVOR,
                keystone.username, keystone.project, HOST, port))
+
+
+def _paste_deploy(config_files) -> tuple:
+    """(flavor, api_paste_config) the ``--config-file`` files set, or None.
+
+    Read as oslo.config will read them: the last file that sets one wins.
+    """
+    flavor = paste_file = None
+    for path in config_files:
+        conf = configparser.RawConfigParser(strict=False)
+        try:
+            conf.read(path)
+        except configparser.Error:
+            continue  # Heat itself says what is wrong with it
+        if conf.has_option('paste_deploy', 'flavor'):
+            flavor = conf.get('paste_deploy', 'flavor')
+        if conf.has_option('paste_deploy', 'api_paste_config'):
+            paste_file = conf.get('paste_deploy', 'api_paste_config')
+    return flavor, paste_file
+
+
+def refuse_keystone_pipeline(config_files) -> None:
+    """Without ``--keystone``, no ``--config-file`` may pick Keystone's.
+
+    The simulated cloud stands in for Keystone only where there is none
+    (noauth: every caller admin, no trust made); a pipeline that
+    validates tokens (``authtoken``) with it would be neither what the
+    banner says nor a Keystone deployment's Heat. Checked before the
+    state directory is touched.
+    """
+    flavor, paste_file = _paste_deploy(config_files)
+    if flavor is None:
+        return  # the server's own noauth flavor
+    paste = configparser.RawConfigParser(strict=False)
+    if paste_file:
+        paste.read(paste_file)
+    else:
+        paste.read(local_config.heat_paste_file())
+        for section, (name, pipeline) in \
+                local_config.keystone_pipelines().items():
+            paste.set(section, name, pipeline)
+    try:
+        pipeline = paste.get('composite:api', flavor or 'default').split()
+    except configparser.Error:
+        return  # Heat itself says the flavor is unknown
+    if 'authtoken' in pipeline:
+        raise local_config.SetupError(
+            '--config-file selects a Keystone pipeline (paste_deploy '
+            'flavor %s) but no Keystone was given: run with --keystone '
+            '<url> (Heat\'s account there in OS_USERNAME, OS_PASSWORD), '
+            'or leave the flavor to the server' % (flavor or 'default'))
 
 
 class LocalHeat:
@@ -407,6 +459,8 @@ def main(argv=None) -> int:
     try:
         if args.keystone:
             keystone = keystone_auth(args.keystone)
+        else:
+            refuse_keystone_pipeline(args.config_file)
         # The port first: a bad one must not reset the state directory.
         sock = bind(args.port)
         prepare_state_dir(args.state_dir, args.reset)

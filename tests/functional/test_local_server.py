@@ -187,3 +187,22 @@ def test_a_state_dir_on_a_file_is_one_line_and_keeps_it(tmp_path):
         'heat-breakpoint-server: error: --state-dir %s is a file, not a '
         'directory' % taken]
     assert taken.read_text() == 'not a directory'
+
+
+def test_a_keystone_pipeline_without_keystone_is_one_line(tmp_path):
+    # The simulated cloud stands in for Keystone only under noauth: a
+    # --config-file that picks Keystone's pipeline needs --keystone.
+    state = tmp_path / 'state'
+    state.mkdir()
+    (state / 'kept').write_text('a stack database')
+    conf = tmp_path / 'keystone.conf'
+    conf.write_text('[paste_deploy]\nflavor = default_breakpoint\n')
+    proc = _run_server('--port', '0', '--state-dir', str(state), '--reset',
+                       '--config-file', str(conf))
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        'heat-breakpoint-server: error: --config-file selects a Keystone '
+        'pipeline (paste_deploy flavor default_breakpoint) but no Keystone '
+        "was given: run with --keystone <url> (Heat's account there in "
+        'OS_USERNAME, OS_PASSWORD), or leave the flavor to the server']
+    assert (state / 'kept').read_text() == 'a stack database'
