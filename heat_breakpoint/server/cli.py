@@ -37,6 +37,7 @@ from heat_breakpoint.server import config as local_config
 from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import pacing
 from heat_breakpoint.server import prompt_delivery
+from heat_breakpoint.server import stock_hooks
 
 DEFAULT_PORT = 8004
 HOST = '127.0.0.1'
@@ -518,17 +519,35 @@ def main(argv=None) -> int:
     exit_now(0)
 
 
+#: How long a stop waits for the engine when threads wait at stock hooks.
+HOOK_GRACE = 2.0
+
+
 def stop_engine(heat: LocalHeat, grace: float = 20.0) -> None:
     """Stop the engine; do not hang on threads that never return.
 
     Heat waits for every stack thread to finish, and a native hook (with
-    the plugin disabled) waits in its thread until released. Parked
+    the plugin disabled, or Heat's own ``--pre-create``) waits in its
+    thread until released: those are named and not waited for. Parked
     breakpoints hold no thread and survive the restart in the database.
     """
+    try:
+        count, names = stock_hooks.held()
+    except stock_hooks.DB_ERRORS:  # out of reach already: just stop
+        count, names = 0, []
+    if count:
+        more = ', ...' if count > len(names) else ''
+        print('heat-breakpoint-server: %d resource(s) wait at a stock hook '
+              '(%s%s), each on an engine thread that only a hook clear '
+              'ends: not waiting for them; Heat marks their operations '
+              'failed at the next start' % (count, ', '.join(names), more),
+              flush=True)
+        grace = min(grace, HOOK_GRACE)
     stopper = threading.Thread(target=heat.stop, daemon=True)
     stopper.start()
     stopper.join(grace)
     if stopper.is_alive():
-        print('heat-breakpoint-server: engine threads still busy after '
-              '%ds; exiting anyway' % grace, flush=True)
+        if not count:
+            print('heat-breakpoint-server: engine threads still busy after '
+                  '%ds; exiting anyway' % grace, flush=True)
         os._exit(0)
