@@ -279,7 +279,7 @@ def _send_again(row) -> bool:
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
     checker.retrigger_check_resource(
-        releases.operation_context(stack, stored_context(stack)),
+        releases.operation_context(stack),
         row.resource_id, stack)
     _done(row, value)
     return True

@@ -20,6 +20,7 @@ loaded exactly as in a deployed Heat: stevedore and paste.
 """
 
 import argparse
+import configparser
 import fcntl
 import logging
 import os
@@ -37,6 +38,7 @@ from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import lifeline
 from heat_breakpoint.server import pacing
 from heat_breakpoint.server import prompt_delivery
+from heat_breakpoint.server import stock_hooks
 
 DEFAULT_PORT = 8004
 HOST = '127.0.0.1'
@@ -175,6 +177,57 @@ def auth_line(port: int, keystone=None) -> str:
             '(orchestration: http://%s:%d/v1/%%(project_id)s).'
             % (keystone.url, local_config.KEYSTONE_FLAVOR,
                keystone.username, keystone.project, HOST, port))
+
+
+def _paste_deploy(config_files) -> tuple:
+    """(flavor, api_paste_config) the ``--config-file`` files set, or None.
+
+    Read as oslo.config will read them: the last file that sets one wins.
+    """
+    flavor = paste_file = None
+    for path in config_files:
+        conf = configparser.RawConfigParser(strict=False)
+        try:
+            conf.read(path)
+        except configparser.Error:
+            continue  # Heat itself says what is wrong with it
+        if conf.has_option('paste_deploy', 'flavor'):
+            flavor = conf.get('paste_deploy', 'flavor')
+        if conf.has_option('paste_deploy', 'api_paste_config'):
+            paste_file = conf.get('paste_deploy', 'api_paste_config')
+    return flavor, paste_file
+
+
+def refuse_keystone_pipeline(config_files) -> None:
+    """Without ``--keystone``, no ``--config-file`` may pick Keystone's.
+
+    The simulated cloud stands in for Keystone only where there is none
+    (noauth: every caller admin, no trust made); a pipeline that
+    validates tokens (``authtoken``) with it would be neither what the
+    banner says nor a Keystone deployment's Heat. Checked before the
+    state directory is touched.
+    """
+    flavor, paste_file = _paste_deploy(config_files)
+    if flavor is None:
+        return  # the server's own noauth flavor
+    paste = configparser.RawConfigParser(strict=False)
+    if paste_file:
+        paste.read(paste_file)
+    else:
+        paste.read(local_config.heat_paste_file())
+        for section, (name, pipeline) in \
+                local_config.keystone_pipelines().items():
+            paste.set(section, name, pipeline)
+    try:
+        pipeline = paste.get('composite:api', flavor or 'default').split()
+    except configparser.Error:
+        return  # Heat itself says the flavor is unknown
+    if 'authtoken' in pipeline:
+        raise local_config.SetupError(
+            '--config-file selects a Keystone pipeline (paste_deploy '
+            'flavor %s) but no Keystone was given: run with --keystone '
+            '<url> (Heat\'s account there in OS_USERNAME, OS_PASSWORD), '
+            'or leave the flavor to the server' % (flavor or 'default'))
 
 
 class LocalHeat:
@@ -424,6 +477,8 @@ def main(argv=None) -> int:
     try:
         if args.keystone:
             keystone = keystone_auth(args.keystone)
+        else:
+            refuse_keystone_pipeline(args.config_file)
         # The port first: a bad one must not reset the state directory.
         sock = bind(args.port)
         prepare_state_dir(args.state_dir, args.reset)
@@ -512,17 +567,35 @@ class _Stopping:
             shutil.rmtree(self.remove_dir, ignore_errors=True)
 
 
+#: How long a stop waits for the engine when threads wait at stock hooks.
+HOOK_GRACE = 2.0
+
+
 def stop_engine(heat: LocalHeat, grace: float = 20.0) -> None:
     """Stop the engine; do not hang on threads that never return.
 
     Heat waits for every stack thread to finish, and a native hook (with
-    the plugin disabled) waits in its thread until released. Parked
+    the plugin disabled, or Heat's own ``--pre-create``) waits in its
+    thread until released: those are named and not waited for. Parked
     breakpoints hold no thread and survive the restart in the database.
     """
+    try:
+        count, names = stock_hooks.held()
+    except stock_hooks.DB_ERRORS:  # out of reach already: just stop
+        count, names = 0, []
+    if count:
+        more = ', ...' if count > len(names) else ''
+        print('heat-breakpoint-server: %d resource(s) wait at a stock hook '
+              '(%s%s), each on an engine thread that only a hook clear '
+              'ends: not waiting for them; Heat marks their operations '
+              'failed at the next start' % (count, ', '.join(names), more),
+              flush=True)
+        grace = min(grace, HOOK_GRACE)
     stopper = threading.Thread(target=heat.stop, daemon=True)
     stopper.start()
     stopper.join(grace)
     if stopper.is_alive():
-        print('heat-breakpoint-server: engine threads still busy after '
-              '%ds; exiting anyway' % grace, flush=True)
+        if not count:
+            print('heat-breakpoint-server: engine threads still busy after '
+                  '%ds; exiting anyway' % grace, flush=True)
         os._exit(0)

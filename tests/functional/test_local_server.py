@@ -18,9 +18,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 import pytest
 
+from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import registry
 from tests.functional import conftest
 from tests.functional import utils
 
@@ -189,3 +192,64 @@ def test_a_state_dir_on_a_file_is_one_line_and_keeps_it(tmp_path):
         'heat-breakpoint-server: error: --state-dir %s is a file, not a '
         'directory' % taken]
     assert taken.read_text() == 'not a directory'
+
+
+def test_a_keystone_pipeline_without_keystone_is_one_line(tmp_path):
+    # The simulated cloud stands in for Keystone only under noauth: a
+    # --config-file that picks Keystone's pipeline needs --keystone.
+    state = tmp_path / 'state'
+    state.mkdir()
+    (state / 'kept').write_text('a stack database')
+    conf = tmp_path / 'keystone.conf'
+    conf.write_text('[paste_deploy]\nflavor = default_breakpoint\n')
+    proc = _run_server('--port', '0', '--state-dir', str(state), '--reset',
+                       '--config-file', str(conf))
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [
+        'heat-breakpoint-server: error: --config-file selects a Keystone '
+        'pipeline (paste_deploy flavor default_breakpoint) but no Keystone '
+        "was given: run with --keystone <url> (Heat's account there in "
+        'OS_USERNAME, OS_PASSWORD), or leave the flavor to the server']
+    assert (state / 'kept').read_text() == 'a stack database'
+
+
+@pytest.mark.parametrize('enabled', ['false', 'true'])
+def test_ctrl_c_with_a_stock_hook_held_stops_promptly_and_says_why(
+        tmp_path, enabled):
+    # Heat's own hook waits on an engine thread only a hook clear ends:
+    # the stop names it and does not wait the engine's grace out.
+    conf = tmp_path / 'breakpoint.conf'
+    conf.write_text('[breakpoint]\nenabled = %s\n' % enabled)
+    state = tempfile.mkdtemp(prefix='heat-breakpoint-hook-stop-')
+    server = conftest.LocalHeatProcess(state, config_files=[str(conf)])
+    server.start(reset=True)
+    try:
+        hc = server.client()
+        hc.stacks.create(stack_name='hooked', template=chain(1),
+                         environment={'resource_registry': {'resources': {
+                             'c0': {'hooks': 'pre-create'}}}})
+        utils.wait_for(lambda: any(
+            'paused until Hook pre-create' in (e.resource_status_reason or '')
+            for e in utils.events(hc, 'hooked', 'c0')), 60,
+            what='c0 at its hook')
+        if enabled == 'true':
+            # A breakpoint's hold is a row, on no thread: not named.
+            hc.stacks.create(
+                stack_name='parked', template=chain(1),
+                environment=registry.apply_to_environment(
+                    {}, breakpoints.parse_names(['c0'])))
+            utils.wait_for(lambda: any(
+                'paused until Hook pre-create' in (
+                    e.resource_status_reason or '')
+                for e in utils.events(hc, 'parked', 'c0')), 60,
+                what='c0 held at its breakpoint')
+        started = time.monotonic()
+        assert server.stop(signal.SIGINT) == 0
+        took = time.monotonic() - started
+        output = server.read_output()
+        assert ('heat-breakpoint-server: 1 resource(s) wait at a stock hook '
+                '(hooked/c0 (pre-create))') in output, output
+        assert 'still busy' not in output
+        assert took < 12, took  # the engine's grace is 20 s
+    finally:
+        server.remove()

@@ -87,3 +87,49 @@ def test_keystone_is_an_option():
     args = cli.build_parser().parse_args(['--keystone', 'http://k:5000'])
     assert args.keystone == 'http://k:5000'
     assert cli.build_parser().parse_args([]).keystone is None
+
+
+def _conf(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize('flavor', [config.KEYSTONE_FLAVOR, 'default', ''])
+def test_a_keystone_pipeline_without_keystone_is_refused(tmp_path, flavor):
+    conf = _conf(tmp_path, 'heat.conf',
+                 '[paste_deploy]\nflavor = %s\n' % flavor)
+    with pytest.raises(config.SetupError) as caught:
+        cli.refuse_keystone_pipeline([conf])
+    assert str(caught.value) == (
+        '--config-file selects a Keystone pipeline (paste_deploy flavor '
+        '%s) but no Keystone was given: run with --keystone <url> '
+        "(Heat's account there in OS_USERNAME, OS_PASSWORD), or leave the "
+        'flavor to the server' % (flavor or 'default'))
+
+
+@pytest.mark.parametrize('text', [
+    '', '[DEFAULT]\ndebug = true\n',
+    '[paste_deploy]\nflavor = %s\n' % config.FLAVOR,
+    '[paste_deploy]\nflavor = noauth\n',
+    # The last file wins, as in oslo.config.
+    '[paste_deploy]\nflavor = default\n[x]\n'])
+def test_noauth_pipelines_are_left_alone(tmp_path, text):
+    confs = [_conf(tmp_path, 'a.conf', text)]
+    if '[x]' in text:
+        confs.append(_conf(tmp_path, 'b.conf',
+                           '[paste_deploy]\nflavor = noauth\n'))
+    cli.refuse_keystone_pipeline(confs)
+
+
+def test_a_paste_file_of_one_s_own_is_read(tmp_path):
+    paste = _conf(tmp_path, 'api-paste.ini',
+                  '[composite:api]\nmine = authtoken context apiv1app\n'
+                  'open = noauth context apiv1app\n')
+    refused = _conf(tmp_path, 'a.conf', '[paste_deploy]\nflavor = mine\n'
+                    'api_paste_config = %s\n' % paste)
+    with pytest.raises(config.SetupError):
+        cli.refuse_keystone_pipeline([refused])
+    cli.refuse_keystone_pipeline([_conf(
+        tmp_path, 'b.conf', '[paste_deploy]\nflavor = open\n'
+        'api_paste_config = %s\n' % paste)])

@@ -100,12 +100,15 @@ def install(cloud: Cloud, real_keystone: bool = False) -> Cloud:
     from heat_breakpoint.server.cloud import resources as sim_resources
     from heat_breakpoint.server.cloud import swift
     from heat_breakpoint.server.cloud import volume  # noqa: F401
+    from heat_breakpoint.server.cloud import zaqar
 
     # Clients Heat's own resources use beside their plugins' look-ups.
     clients_of = {
         'keystone': lambda plugin: keystone.SimulatedKeystone(
             plugin.context, cloud.store),
         'swift': lambda plugin: swift.SimulatedSwift(
+            cloud.store, plugin.context.project_id),
+        'zaqar': lambda plugin: zaqar.SimulatedZaqar(
             cloud.store, plugin.context.project_id),
     }
 

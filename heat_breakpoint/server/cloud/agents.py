@@ -31,6 +31,7 @@ import time
 from oslo_log import log as logging
 
 from heat_breakpoint.server.cloud import faults
+from heat_breakpoint.server.cloud import zaqar
 
 LOG = logging.getLogger(__name__)
 
@@ -297,6 +298,17 @@ class Agents(object):
         from heat.db import api as db_api
         from heat.rpc import client as rpc_client
 
+        queue_id = zaqar_queue(sd)
+        if queue_id:
+            # As the agent's heat-config-notify does: Heat pops it when
+            # it next polls the deployment.
+            zaqar.SimulatedQueue(self.cloud.store, sd.stack_user_project_id,
+                                 queue_id).post({'body': details,
+                                                 'ttl': 3600})
+            LOG.info('simulated agent on server %s: deployment %s posted '
+                     'to its queue (status %s)', sd.server_id, sd.id,
+                     details['deploy_status_code'])
+            return
         stack = db_api.stack_get(cnxt, rsrc.stack_id, show_deleted=True)
         identity = {'tenant': stack.tenant, 'stack_name': stack.name,
                     'stack_id': stack.id, 'path': ''}
@@ -312,6 +324,16 @@ def _config_field(config: dict, sd, field: str):
     if not found and sd.config is not None:
         found = getattr(sd.config, field, None)
     return found
+
+
+def zaqar_queue(sd):
+    """The queue a ``ZAQAR_SIGNAL`` deployment is signalled on, or None."""
+    config = sd.config.config if sd.config else {}
+    inputs = dict((i.get('name'), i.get('value'))
+                  for i in config.get('inputs') or [] if i.get('name'))
+    if inputs.get('deploy_signal_transport') != 'ZAQAR_SIGNAL':
+        return None
+    return inputs.get('deploy_queue_id')
 
 
 def deployment_outputs(config: dict, sd) -> dict:

@@ -28,6 +28,7 @@ from heat.common import exception
 from heat.engine.clients import client_plugin
 
 from heat_breakpoint.server.cloud import inventory as cloud_inventory
+from heat_breakpoint.server.cloud import zaqar
 
 # Heat's words for a missing thing, by kind (EntityNotFound's entity).
 ENTITY = {
@@ -281,6 +282,10 @@ def _datastore_exists(self, *args, **kwargs):
 SERVICE_METHODS = {
     'nova': {'server_to_ipaddress': _server_to_ipaddress},
     'trove': {'validate_datastore': _datastore_exists},
+    # Heat makes a deployment's queue with its stack user's token, or
+    # from a signed URL, not with the plugin's client().
+    'zaqar': {'create_for_tenant': zaqar.create_for_tenant,
+              'create_from_signed_url': zaqar.create_from_signed_url},
 }
 
 
