@@ -75,6 +75,7 @@ NEEDS = {'update-change': 'change', 'update-replace': 'replace',
 DEFAULT_SEED = 52
 # Three scenarios a worker: about four minutes on 2 CPUs.
 SLICE = 9
+SLOW_RELEASES = ('cancel', 'supersede')
 
 
 def allowed(s):
@@ -111,7 +112,15 @@ def selection(seed=DEFAULT_SEED, which=None):
     """The scenarios to run: ``which`` 'all' or the CI slice (default)."""
     which = which or os.environ.get('HEAT_BREAKPOINT_INTERACTION', 'slice')
     scenarios = plan(seed)
-    return scenarios if which == 'all' else scenarios[:SLICE]
+    if which == 'all':
+        return scenarios
+    # CI's slice leaves out the releases whose stock reference cannot end
+    # (a native hook keeps a cancelled or superseded operation's check
+    # waiting: 240 s each) and whose subject ran past the same limit under
+    # CI's load, which tests/functional/test_cancel.py and
+    # test_fix_and_continue.py cover; the whole run has them.
+    quick = [s for s in scenarios if s['release'] not in SLOW_RELEASES]
+    return quick[:SLICE]
 
 
 def seed_from_env():
