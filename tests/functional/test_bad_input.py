@@ -891,3 +891,33 @@ def test_a_typo_in_a_nested_path_is_refused_at_create(heat_server, heat,
         '--breakpoint', 'app_tier/web_*', '--breakpoint', 'app_tier/web_2',
         stack_name)
     assert code == 0, err
+
+
+def test_a_typo_below_a_registry_mapped_template_is_refused_at_create(
+        heat_server, heat, stack_name, tmp_path):
+    """``-e`` maps the nested stack's type to a template beside it."""
+    (tmp_path / 'root.yaml').write_text(
+        'heat_template_version: 2018-08-31\n'
+        'resources:\n'
+        '  db_tier: {type: "My::DB::Tier"}\n')
+    (tmp_path / 'db_tier.yaml').write_text(
+        'heat_template_version: 2018-08-31\n'
+        'resources:\n'
+        '  db_server: {type: OS::Heat::TestResource}\n'
+        '  db_user: {type: OS::Heat::TestResource}\n')
+    (tmp_path / 'env.yaml').write_text(
+        'resource_registry:\n  "My::DB::Tier": db_tier.yaml\n')
+    root, env = str(tmp_path / 'root.yaml'), str(tmp_path / 'env.yaml')
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', root, '-e', env,
+        '--breakpoint', 'db_tier/db_srever', stack_name)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        "breakpoint 'db_tier/db_srever': 'db_srever' matches no resource "
+        "of 'db_tier' (db_tier.yaml); closest: db_server, db_user "
+        "(resources: db_server, db_user)")
+    assert stack_name not in [s.stack_name for s in heat.stacks.list()]
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', root, '-e', env, '--dry-run',
+        '--breakpoint', 'db_tier/db_server', stack_name)
+    assert code == 0, err
