@@ -204,14 +204,16 @@ def _is_pattern(name: str) -> bool:
 
 
 def _refuse(bp, outer, inner, child, names) -> None:
-    message = _('breakpoint %(name)s: %(inner)s matches no resource of '
-                '%(outer)s (%(file)s)') % {
-                    'name': breakpoints.quoted(bp.name),
-                    'inner': breakpoints.quoted(inner),
-                    'outer': breakpoints.quoted(outer),
-                    'file': os.path.basename(child)}
+    # str(): under lazy translation _() gives Messages, which do not add.
+    parts = [_('breakpoint %(name)s: %(inner)s matches no resource of '
+               '%(outer)s (%(file)s)') % {
+                   'name': breakpoints.quoted(bp.name),
+                   'inner': breakpoints.quoted(inner),
+                   'outer': breakpoints.quoted(outer),
+                   'file': os.path.basename(child)}]
     closest = breakpoints.closest_names(inner, names, n=3, cutoff=0.4)
     if closest:
-        message += _('; closest: %s') % ', '.join(closest)
-    message += _(' (resources: %s)') % (', '.join(names) or _('none'))
-    raise exceptions.BreakpointCommandError(message)
+        parts.append(_('; closest: %s') % ', '.join(closest))
+    parts.append(_(' (resources: %s)') % (', '.join(names) or _('none')))
+    raise exceptions.BreakpointCommandError(
+        ''.join(str(part) for part in parts))
