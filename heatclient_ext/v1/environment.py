@@ -374,7 +374,6 @@ def hook_pairs(names, hook) -> list:
 
 
 # Kept here for the commands that read a template's names before prepare().
-TemplateNames = nested_names.TemplateNames
 template_resource_names = nested_names.template_resource_names
 
 
