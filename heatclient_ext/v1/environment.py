@@ -54,6 +54,7 @@ from heat_breakpoint.model import nesting
 from heat_breakpoint.model import registry
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.v1 import nested_names
 
 LOG = logging.getLogger(__name__)
 
@@ -299,7 +300,8 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     if isinstance(template_names, dict):
         _check_nested(client, stack, existing, files,
                       _merged(requested, removed), template_names)
-        check_nested_names(_merged(requested, removed), template_names)
+        nested_names.check(_merged(requested, removed), template_names,
+                           files)
     for entry in files:
         if _drop_pre_hooks(entry['env'], set(removed)):
             entry['changed'] = True
@@ -371,92 +373,8 @@ def hook_pairs(names, hook) -> list:
     return [(name, hook) for name in names or []]
 
 
-class TemplateNames(dict):
-    """``{name: type}`` of a template's top-level resources, and its path.
-
-    The path lets a nested breakpoint be checked against the nested
-    templates beside it (:func:`check_nested_names`).
-    """
-
-    path: typing.Optional[str] = None
-
-
-def template_resource_names(path) -> typing.Optional[dict]:
-    """``{name: type}`` of a local template's top-level resources.
-
-    None if unreadable. Iterating it gives the names.
-    """
-    if not path:
-        return None
-    try:
-        template = template_utils.get_template_contents(
-            template_file=path, fetch_child=False)[1]
-    except Exception:  # heatclient reports a bad template itself, later
-        LOG.debug('Cannot read template %s for name checks', path)
-        return None
-    types = nesting.resource_types(template)
-    if types is None:
-        return None
-    found = TemplateNames(types)
-    found.path = path
-    return found
-
-
-_TEMPLATE_SUFFIXES = ('.yaml', '.yml', '.template', '.json')
-
-
-def _nested_template(parent: str, kind) -> typing.Optional[str]:
-    """The local file of a template resource type, beside its parent."""
-    if not isinstance(kind, str) or not kind.endswith(_TEMPLATE_SUFFIXES):
-        return None
-    if '://' in kind:
-        return kind[len('file://'):] if kind.startswith('file://') else None
-    return os.path.join(os.path.dirname(parent), kind)
-
-
-def check_nested_names(found, types) -> None:
-    """Refuse ``outer/inner`` where ``outer``'s template has no ``inner``.
-
-    Followed through local nested templates (a resource whose type is a
-    template file beside its parent), as deep as the path names; a
-    pattern, a group or a type mapped elsewhere stops the check (Heat
-    knows those only once it loads them).
-    """
-    path = getattr(types, 'path', None)
-    if path is None:
-        return
-    for bp in found:
-        parent, level = path, types
-        for depth, head in enumerate(bp.segments[:-1]):
-            child = _nested_template(parent, (level or {}).get(head))
-            if child is None or _is_pattern(head):
-                break
-            below = template_resource_names(child)
-            if below is None:
-                break
-            inner = bp.segments[depth + 1]
-            if not breakpoints.matching_names(inner, sorted(below),
-                                              first=True):
-                _refuse_nested(bp, head, inner, child, sorted(below))
-            parent, level = child, below
-
-
-def _is_pattern(name: str) -> bool:
-    return any(c in name for c in '*?[')
-
-
-def _refuse_nested(bp, outer, inner, child, names) -> None:
-    message = _('breakpoint %(name)s: %(inner)s matches no resource of '
-                '%(outer)s (%(file)s)') % {
-                    'name': breakpoints.quoted(bp.name),
-                    'inner': breakpoints.quoted(inner),
-                    'outer': breakpoints.quoted(outer),
-                    'file': os.path.basename(child)}
-    closest = breakpoints.closest_names(inner, names, n=3, cutoff=0.4)
-    if closest:
-        message += _('; closest: %s') % ', '.join(closest)
-    message += _(' (resources: %s)') % (', '.join(names) or _('none'))
-    raise exceptions.BreakpointCommandError(message)
+# Kept here for the commands that read a template's names before prepare().
+template_resource_names = nested_names.template_resource_names
 
 
 def _write(name: str, env: dict) -> None:

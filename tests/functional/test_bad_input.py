@@ -53,6 +53,7 @@ with open(CHAIN) as _f:
     CHAIN_TEXT = _f.read()
 
 NO_RESOURCE = 'matches no resource in the template'
+NOT_ASCII = "Heat's API cannot address a resource whose name is not ASCII"
 CONTROL = 'control characters are not allowed'
 EMPTY_SEGMENT = 'empty path segment'
 NOT_A_NAME = 'is not a resource name'
@@ -189,11 +190,12 @@ SECTIONS = [
     _name('control-escape-sequence', '\x1b[2JB', CONTROL),
     _name('control-del', 'B\x7f', CONTROL),
     _name('control-c1-nel', 'B\x85', CONTROL),
-    _name('unicode-emoji', '\U0001f4a5', NO_RESOURCE),
-    _name('unicode-zero-width-space', 'B\u200b', NO_RESOURCE,
-          'closest: B'),
-    _name('unicode-right-to-left', '\u202eB', NO_RESOURCE),
-    _name('unicode-lone-surrogate', 'B\ud800', NO_RESOURCE),
+    # Not ASCII: a hold there could never be released (Heat's API reads a
+    # resource URL as Latin-1), so refused before the template is looked at.
+    _name('unicode-emoji', '\U0001f4a5', NOT_ASCII),
+    _name('unicode-zero-width-space', 'B\u200b', NOT_ASCII),
+    _name('unicode-right-to-left', '\u202eB', NOT_ASCII),
+    _name('unicode-lone-surrogate', 'B\ud800', NOT_ASCII),
     # -- well-formed names of nothing ------------------------------------
     _name('unknown-resource', 'nope', "'nope'", NO_RESOURCE,
           'resources: A, B, C, D'),
@@ -605,7 +607,7 @@ NAME_CASES = [case for case in SECTIONS if case.names]
 FILE_CASES = [case for case in SECTIONS if not case.names or case.id in (
     'duplicate-names', 'too-many-breakpoints', 'path-dotdot', 'control-nul',
     'path-trailing-slash', 'unknown-resource')] + TEXTS + [
-    Case('file-not-utf8', b'breakpoints: [B\xff\xfe]\n', (NO_RESOURCE,)),
+    Case('file-not-utf8', b'breakpoints: [B\xff\xfe]\n', (NOT_ASCII,)),
 ]
 
 
@@ -890,4 +892,34 @@ def test_a_typo_in_a_nested_path_is_refused_at_create(heat_server, heat,
         heat_server, 'stack', 'create', '-t', app, '--dry-run',
         '--breakpoint', 'app_tier/web_*', '--breakpoint', 'app_tier/web_2',
         stack_name)
+    assert code == 0, err
+
+
+def test_a_typo_below_a_registry_mapped_template_is_refused_at_create(
+        heat_server, heat, stack_name, tmp_path):
+    """``-e`` maps the nested stack's type to a template beside it."""
+    (tmp_path / 'root.yaml').write_text(
+        'heat_template_version: 2018-08-31\n'
+        'resources:\n'
+        '  db_tier: {type: "My::DB::Tier"}\n')
+    (tmp_path / 'db_tier.yaml').write_text(
+        'heat_template_version: 2018-08-31\n'
+        'resources:\n'
+        '  db_server: {type: OS::Heat::TestResource}\n'
+        '  db_user: {type: OS::Heat::TestResource}\n')
+    (tmp_path / 'env.yaml').write_text(
+        'resource_registry:\n  "My::DB::Tier": db_tier.yaml\n')
+    root, env = str(tmp_path / 'root.yaml'), str(tmp_path / 'env.yaml')
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', root, '-e', env,
+        '--breakpoint', 'db_tier/db_srever', stack_name)
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        "breakpoint 'db_tier/db_srever': 'db_srever' matches no resource "
+        "of 'db_tier' (db_tier.yaml); closest: db_server, db_user "
+        "(resources: db_server, db_user)")
+    assert stack_name not in [s.stack_name for s in heat.stacks.list()]
+    code, out, err = conftest.run_openstack(
+        heat_server, 'stack', 'create', '-t', root, '-e', env, '--dry-run',
+        '--breakpoint', 'db_tier/db_server', stack_name)
     assert code == 0, err
