@@ -49,3 +49,20 @@ def pytest_runtest_makereport(item, call):
                        for title, text in report.sections]
     if isinstance(report.longrepr, str):
         report.longrepr = _encodable(report.longrepr)
+
+
+@pytest.fixture(autouse=True)
+def _no_lazy_translation():
+    """Each test starts with oslo.i18n's lazy translation off.
+
+    Importing Heat in a test process turns it on for good, and then OSC
+    plugins run in-process later (troveclient's commands) cannot load:
+    "Message objects do not support addition" on every command's stderr.
+    """
+    try:
+        import oslo_i18n
+    except ImportError:
+        yield
+        return
+    oslo_i18n.enable_lazy(False)
+    yield

@@ -71,9 +71,7 @@ def resource(cnxt, db_stack, path, found, rows, root, remaining) -> dict:
                       source=row.get('source', ''),
                       actions=row.get('actions', row['action']),
                       action=row['action'], when=row.get('when', ''),
-                      held_since=row['held_since'],
-                      # as list says it: a failure hold's why is its error
-                      why=row.get('why', ''))
+                      held_since=row['held_since'])
         if rsrc is not None:
             _hit(result, rsrc)
         if rsrc is not None and result['when'] == breakpoints.FAILED:

@@ -330,5 +330,5 @@ def test_a_cancel_wins_in_every_member_of_a_resource_group(
         assert [row[:2] for row in rep_of(heat_server, heat,
                                           stack_name)] == before, run
     assert interactive.held(heat_server, stack_name) == []
-    utils.wait_for(lambda: not rows_left(heat_server, stack.id), 30,
+    utils.wait_for(lambda: not rows_left(heat_server, stack.id), 90,
                    what='no rows of ours left')

@@ -452,13 +452,3 @@ def test_a_release_sent_again_releases_no_later_hold(
         second['held_since']
     manager.release(stack_name, 'f', protocol.RELEASE_CONTINUE, [second])
     utils.wait_for(lambda: finished(heat, stack_name), 60, what='the end')
-
-
-def test_list_and_show_say_why_a_failure_holds_alike(
-        heat_server, heat, stack_name):
-    create(heat, stack_name, 'fail_fan.yaml', 'f', when=breakpoints.FAILED)
-    row = wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
-    shown = bp_v1.BreakpointManager(heat).show(stack_name, 'f')
-    assert row['why'] and shown['why'] == row['why']
-    bp_v1.BreakpointManager(heat).release(stack_name, 'f',
-                                          protocol.RELEASE_CONTINUE, [row])

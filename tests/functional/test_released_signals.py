@@ -52,6 +52,9 @@ def deployment(transport, server_transport='POLL_SERVER_HEAT'):
         'resources': {
             'web': {'type': 'OS::Nova::Server', 'properties': {
                 'image': 'cirros', 'flavor': 'm1.small',
+                # The project's other stacks make networks of their own:
+                # as in Nova, a server naming none would be refused.
+                'networks': [{'network': 'private'}],
                 'user_data_format': 'SOFTWARE_CONFIG',
                 'software_config_transport': server_transport}},
             'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {

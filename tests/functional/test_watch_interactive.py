@@ -209,7 +209,8 @@ def test_update_interactive_cancel_rolls_back_and_holds_nothing(
     pane.wait('released node_2, node_3 (clear)')
     pane.wait('Release node_4?')
     pane.answer('cancel')
-    screen = pane.wait('EXIT=0', timeout=120)
+    # Rolled back: 1, as stock's --wait of an update cancelled.
+    screen = pane.wait('EXIT=1', timeout=120)
     assert 'cancelled the operation: Heat rolls it back' in screen
     assert 'Stack %s ROLLBACK_COMPLETE' % stack_name in screen
     assert heat.stacks.get(stack_name).stack_status == 'ROLLBACK_COMPLETE'

@@ -116,7 +116,7 @@ def test_after_a_failure_is_retried_nothing_holds_before_it(
         graph = osc(heat_server, 'stack', 'breakpoint', 'graph',
                     stack_name)
         line = [text for text in graph.splitlines() if '-- d ' in text][0]
-        assert '[held: failed CREATE]' in line and \
+        assert '[held: on CREATE failure]' in line and \
             'breakpoint: before' not in line, graph
         if _attempt == 'failed':
             osc(heat_server, 'stack', 'breakpoint', 'retry', stack_name,

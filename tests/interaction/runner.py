@@ -172,8 +172,8 @@ class Run:
         flag = FLAG.get(self.s['hold'], '--breakpoint')
         code, out, err = self.osc('stack', 'create', self.stack, *args,
                                   flag, held, check=False)
-        words = breakpoints.NOT_ASCII % ('breakpoint %s'
-                                         % breakpoints.quoted(held))
+        # The reason, whatever path of the held name it quotes.
+        words = breakpoints.NOT_ASCII.split(': ', 1)[1]
         problems = []
         if code != 1 or words not in err:
             problems.append('a breakpoint on %r was not refused up front '

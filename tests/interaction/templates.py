@@ -89,6 +89,7 @@ def family_resources(family, name, version, fail, replace):
                    'depends_on': 'first'},
             'signaller': {'type': 'OS::Nova::Server', 'properties': {
                 'image': 'cirros', 'flavor': 'm1.small',
+                'networks': [{'network': 'private'}],
                 'user_data_format': 'RAW',
                 'user_data': {'str_replace': {
                     'template': "#!/bin/sh\nSIGNAL --data-binary "
@@ -103,6 +104,7 @@ def family_resources(family, name, version, fail, replace):
             'server': {'type': 'OS::Nova::Server', 'depends_on': 'first',
                        'properties': {'image': 'cirros',
                                       'flavor': 'm1.small',
+                                      'networks': [{'network': 'private'}],
                                       'user_data_format':
                                           'SOFTWARE_CONFIG'}},
             'config': {'type': 'OS::Heat::SoftwareConfig', 'properties': {
