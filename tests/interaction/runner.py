@@ -169,9 +169,10 @@ class Run:
         Returns the problems found.
         """
         args, held = self.template_args(0)
-        flag = FLAG.get(self.s['hold'], '--breakpoint')
+        # The name is refused whatever the kind: a create takes a plain
+        # breakpoint (an on-change one would be refused for its kind).
         code, out, err = self.osc('stack', 'create', self.stack, *args,
-                                  flag, held, check=False)
+                                  '--breakpoint', held, check=False)
         # The reason, whatever path of the held name it quotes.
         words = breakpoints.NOT_ASCII.split(': ', 1)[1]
         problems = []
