@@ -55,7 +55,11 @@ FUNCTION_BREAKPOINTS = {'breakpoints': LIST}
 FUNCTION = {'name': TEXT, 'condition': TEXT}
 
 
-class ArgumentError(exceptions.BreakpointCommandError):
+class RequestError(exceptions.BreakpointCommandError):
+    """A request that cannot be done: its message goes back to the editor."""
+
+
+class ArgumentError(RequestError):
     """An argument of the wrong kind (said to the editor in one line)."""
 
 

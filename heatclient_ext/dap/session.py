@@ -21,7 +21,6 @@ rows go to :class:`.holds.Holds`, its latest events to the Debug Console,
 and the end of the operation is ``exited`` then ``terminated``.
 """
 
-import json
 import logging
 import os
 import threading
@@ -37,7 +36,7 @@ from heatclient_ext.dap import ending
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
 from heatclient_ext.dap import lines
-from heatclient_ext.dap import variables
+from heatclient_ext.dap import looking
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt
@@ -52,11 +51,8 @@ POLL = 0.2
 CONFIGURE_TIMEOUT = 10
 #: How long ``terminate`` waits for the operation's end before it answers.
 TERMINATE_WAIT = 10
-FRAMES_PER_THREAD = 100
 
-
-class RequestError(Exception):
-    """A request that cannot be done: its message goes back to the editor."""
+RequestError = arguments.RequestError
 
 
 def capabilities() -> dict:
@@ -94,7 +90,6 @@ class Session:
         self.map = None
         self.edits = None  # what is saved or set while stopped
         self.launched_environment = ()
-        self.inputs_of = {}  # the Inputs scope's reference -> its path
         self.client = None
         self.manager = None
         self.local = None
@@ -107,8 +102,8 @@ class Session:
         self.arming = editor_breakpoints.Arming(self.say)
         self.holds = dap_holds.Holds(self.event)
         self.configured = threading.Event()
-        self.refs = variables.References()
-        self.frames = {}  # frame id -> (path, Definition or None, index)
+        # What the editor looks at while stopped (threads, frames, scopes).
+        self.looking = looking.Looking(self)
         self.seen_events = set()
         self.finished = threading.Event()
         self.told_end = threading.Event()  # exited and terminated sent
@@ -139,7 +134,8 @@ class Session:
     def handle(self, request) -> None:
         """Answer one request (launch and attach answer from a thread)."""
         command = request.get('command')
-        handler = getattr(self, 'on_' + command, None) \
+        handler = (getattr(self, 'on_' + command, None) or
+                   getattr(self.looking, 'on_' + command, None)) \
             if isinstance(command, str) else None
         if command in ('launch', 'attach'):
             threading.Thread(target=self._answer,
@@ -444,128 +440,6 @@ class Session:
         self.event('terminated')
         self.told_end.set()
 
-    # -- looking
-
-    def on_threads(self, args):
-        return self.holds.threads_body(self.stack)
-
-    def on_stackTrace(self, args) -> dict:
-        tid = args.get('threadId')
-        with self.holds.lock:
-            path = self.holds.path(tid)
-            row = self.holds.held.get(path)
-        if path is None:
-            return {'stackFrames': [], 'totalFrames': 0}
-        chain = self.map.frames(path) if self.map else [(path, None)]
-        frames = []
-        for index, (frame_path, definition) in enumerate(chain):
-            fid = tid * FRAMES_PER_THREAD + index
-            self.frames[fid] = (frame_path, definition, index)
-            name = frame_path if index else '%s (%s)' % (
-                frame_path, dap_holds.hold_text(row))
-            frame = {'id': fid, 'name': name, 'line': 0, 'column': 0}
-            if definition is not None:
-                frame.update(line=definition.line, column=1, source={
-                    'path': definition.file,
-                    'name': os.path.basename(definition.file)})
-            frames.append(frame)
-        return {'stackFrames': frames, 'totalFrames': len(frames)}
-
-    def _frame(self, args):
-        found = self.frames.get(args.get('frameId'))
-        if found is None:
-            raise RequestError(_('unknown frame %s') % args.get('frameId'))
-        return found
-
-    def on_scopes(self, args) -> dict:
-        path, definition, index = self._frame(args)
-        if index:
-            return {'scopes': variables.template_scope(self.refs, path,
-                                                       definition)}
-        shown = dict(self.manager.show(self.stack, path))
-        shown.update(self._stock_resource(path))
-        found = variables.scopes(self.refs, shown, definition)
-        for scope in found:
-            if scope['name'] == variables.INPUTS:
-                self.inputs_of[scope['variablesReference']] = path
-        return {'scopes': found}
-
-    def _settable(self, path) -> dict:
-        """``{input: parameter}`` the Variables pane may set at ``path``.
-
-        Inputs of the launched root template set straight from one of
-        its parameters: setting the parameter sets them.
-        """
-        definition = self.map.location(path) if self.map else None
-        if definition is None or self.edits is None or \
-                definition.file != self.map.root:
-            return {}
-        return dap_edits.parameter_inputs(definition)
-
-    def _stock_resource(self, path):
-        """Type and physical id, which the view does not say: one GET."""
-        row = self.holds.held.get(path)
-        if row is None:
-            return {}
-        return self.manager.resource_summary(row['stack'],
-                                             row['resource_name'])
-
-    def on_variables(self, args) -> dict:
-        ref = args.get('variablesReference')
-        found = variables.variables(self.refs, self.refs.get(ref))
-        if ref in self.inputs_of:
-            settable = self._settable(self.inputs_of[ref])
-            for var in found:
-                if var['name'] not in settable:
-                    var['presentationHint'] = {'attributes': ['readOnly']}
-        return {'variables': found}
-
-    def on_setVariable(self, args) -> dict:
-        """Set the parameter an input comes from; Continue applies it."""
-        path = self.inputs_of.get(args.get('variablesReference'))
-        name = args.get('name')
-        if path is None:
-            raise RequestError(_('only a held resource\'s inputs can be '
-                                 'set'))
-        settable = self._settable(path)
-        if name not in settable:
-            raise RequestError(_(
-                '%(name)s of %(path)s does not come straight from a '
-                'parameter: edit the template and save it, Continue applies '
-                'it') % {'name': name, 'path': path})
-        value = str(args.get('value', ''))
-        try:
-            loaded = json.loads(value)
-            if isinstance(loaded, str):
-                value = loaded  # "text" typed with its quotes
-        except ValueError:
-            pass
-        self.edits.parameters[settable[name]] = value
-        self.say(_('parameter %(param)s = %(value)s: the next Continue, Step '
-                   'or Restart Frame applies it') % {
-                       'param': settable[name], 'value': value})
-        return {'value': value}
-
-    def on_exceptionInfo(self, args) -> dict:
-        path = self.holds.path(args.get('threadId'))
-        if path is None:
-            raise RequestError(_('thread %s holds nothing') %
-                               args.get('threadId'))
-        shown = self.manager.show(self.stack, path)
-        error = shown.get('error') or shown.get('resource_status_reason') \
-            or ''
-        return {'exceptionId': shown.get('resource_status') or 'FAILED',
-                'description': error, 'breakMode': 'always',
-                'details': {'message': error, 'typeName': path}}
-
-    def on_source(self, args):
-        path = (args.get('source') or {}).get('path')
-        try:
-            with open(path, encoding='utf-8') as stream:
-                return {'content': stream.read(), 'mimeType': 'text/yaml'}
-        except (OSError, TypeError):
-            raise RequestError(_('no source %s') % path)
-
     # -- control
 
     def _control(self):
@@ -575,9 +449,7 @@ class Session:
 
     def _resumed(self, reason=None, rows=()) -> None:
         self.holds.resumed(reason, rows)
-        self.refs.clear()
-        self.inputs_of.clear()
-        self.frames.clear()
+        self.looking.forget()
 
     def on_continue(self, args) -> dict:
         single = bool(args.get('singleThread'))
@@ -596,7 +468,7 @@ class Session:
         self._control().step_out(args.get('threadId'))
 
     def on_restartFrame(self, args) -> None:
-        self._control().retry(self._frame(args)[0])
+        self._control().retry(self.looking.frame(args)[0])
 
     def on_retain(self, args) -> None:
         """Custom request: leave the thread's failed delete's resource.
