@@ -216,7 +216,8 @@ class _BreakpointHook(hooks.CommandHook):
                     'action': self.action,
                     'name': printable.printable(name)})
             raise
-        if status == '%s_FAILED' % self.action.upper():
+        if status is not None and status not in waiting.BUILT:
+            # failed, cancelled, rolled back or deleted meanwhile
             raise osc_exc.CommandError(message)
         return manager.get_stack(ident), held
 

@@ -19,6 +19,15 @@ the marker, so a failed create that rolls back ends at its
 ``CREATE_FAILED`` as stock's does), and one more way out: the operation
 is held. Scripts then see what they see without a breakpoint, exit codes
 included; a wait without a breakpoint is heatclient's, untouched.
+
+More ends, where stock's wait has none: an update cancelled (``openstack
+stack cancel``, or ``cancel`` in ``watch -i``) goes straight to
+``ROLLBACK_IN_PROGRESS``, with no ``UPDATE_FAILED``; a create held and
+then superseded by an update becomes that update, with no
+``CREATE_COMPLETE``; and heatclient's wait for its own action never
+ends. Released, cancelled or superseded between two polls (a hold too
+brief for the wait to see), the wait must not run forever: once its
+operation began, the end of any operation of the stack ends it.
 """
 
 import time
@@ -30,6 +39,10 @@ from heatclient_ext._i18n import _
 
 #: heatclient's words at the end of a wait (its CommandError's message).
 END_TEXT = _("\n Stack %(name)s %(status)s \n")
+
+_ENDS = ('_COMPLETE', '_FAILED')
+#: The ends ``--wait`` exits 0 at: the stack built as last asked.
+BUILT = ('CREATE_COMPLETE', 'UPDATE_COMPLETE')
 
 
 def last_event_id(client, stack):
@@ -58,10 +71,13 @@ def follow(client, stack_name, action, held_now, status_now, out, poll=5,
     ``status_now()`` the stack's status (read where heatclient reads
     it, after two polls without an event). Returns
     ``(status, message, held rows)``: ``status`` and ``message`` as
-    heatclient's ``poll_for_events`` returns them, or ``(None, None,
-    rows)`` when the operation is held.
+    heatclient's ``poll_for_events`` returns them (or the end of the
+    operation that took this one's place), or ``(None, None, rows)``
+    when the operation is held.
     """
     stop = ('%s_FAILED' % action, '%s_COMPLETE' % action)
+    began = '%s_IN_PROGRESS' % action
+    started = False  # this operation's stack event seen: others end it
     context = heat_utils.EventLogContext()
     quiet_polls = 0
     while True:
@@ -77,8 +93,11 @@ def follow(client, stack_name, action, held_now, status_now, out, poll=5,
             out.write(heat_utils.event_log_formatter(events, context))
             out.write('\n')
             for event in events:
+                if not _is_stack_event(event, stack_name):
+                    continue
                 status = getattr(event, 'resource_status', '')
-                if _is_stack_event(event, stack_name) and status in stop:
+                started = started or status == began
+                if status in stop or (started and status.endswith(_ENDS)):
                     return status, END_TEXT % {'name': stack_name,
                                                'status': status}, []
         else:
@@ -88,8 +107,8 @@ def follow(client, stack_name, action, held_now, status_now, out, poll=5,
         if quiet_polls >= 2:
             # heatclient's fallback after two polls without events
             quiet_polls = 0
-            status = status_now()
-            if status in stop:
+            status = status_now() or ''
+            if status in stop or (started and status.endswith(_ENDS)):
                 return status, END_TEXT % {'name': stack_name,
                                            'status': status}, []
         time.sleep(poll)

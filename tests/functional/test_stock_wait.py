@@ -22,7 +22,9 @@ the same.
 """
 
 import io
+import os
 import re
+import subprocess
 import sys
 import types
 import uuid
@@ -53,6 +55,7 @@ resources:
 OUR_HOOKS = ('openstack.cli.stack_create', 'openstack.cli.stack_update')
 UUID = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-'
                   r'[0-9a-f]{12}')
+OPENSTACK = os.path.join(os.path.dirname(sys.executable), 'openstack')
 TIME = re.compile(r'\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(\.\d+)?Z?')
 
 
@@ -232,6 +235,43 @@ def test_held_create_returns_with_the_events(heat_server, template):
     assert out.rstrip('\n').endswith(
         'Stack %s is held at: b (CREATE)' % name)
     bp_v1.BreakpointManager(heat_server.client()).continue_(name)
+
+
+def test_a_cancel_between_two_polls_ends_the_wait(heat_server, template):
+    """Held and cancelled while the wait slept: it ends, as a failure.
+
+    A cancelled update goes to ``ROLLBACK_IN_PROGRESS`` with no
+    ``UPDATE_FAILED``; heatclient's wait for ``UPDATE_*`` would never end
+    (stock's does not), and neither did ours when it missed the hold.
+    """
+    name = names()[2]
+    create_done(heat_server, name, template)
+    manager = bp_v1.BreakpointManager(heat_server.client())
+    for attempt in range(3):
+        # the wait looks every 5 s: the hold is made and cancelled
+        # between two of its looks (if it saw the hold, again)
+        proc = subprocess.Popen(
+            [OPENSTACK, 'stack', 'update', name, '--existing',
+             '--parameter', 'value=v%d' % attempt, '--breakpoint', 'b',
+             '--wait'], env=dict(os.environ, **heat_server.env),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, text=True)
+        try:
+            held = utils.wait_for(lambda: manager.held_now(name)[1], 60,
+                                  what='b held')
+            manager.cancel(name, held)
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        rolled_back(heat_server, name)
+        if 'is held at' not in out:
+            break
+    assert 'is held at' not in out, 'the wait saw the hold every time'
+    assert proc.returncode == 1, out + err
+    assert 'Stack %s ROLLBACK_COMPLETE' % name in err
+    assert '[%s]: ROLLBACK_COMPLETE ' % name in out
 
 
 def test_interrupted_wait_says_what_goes_on(heat_server, template,
