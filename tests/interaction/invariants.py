@@ -109,7 +109,22 @@ def cancel_rolls_back(run):
         return []  # no cancel, or the stack refused before the operation
     problems = []
     out = run.out
-    if out.status not in CANCEL_END or 'ROLLBACK' not in (out.status or ''):
+    if run.s['operation'] == 'create':
+        # Heat cancels a create only without rollback (``stack cancel
+        # --no-rollback``; with rollback heatclient refuses it): it stops
+        # there, CREATE_FAILED, and a resource held before its create
+        # stays uncreated
+        if out.status != 'CREATE_FAILED':
+            problems.append('cancelled create ended %s, not CREATE_FAILED'
+                            % out.status)
+        leaf = run.held.split('/')[-1]
+        made = [pid for (name, _parent), pid in out.after_ids.items()
+                if name == leaf and pid]
+        if run.s['hold'] == 'before' and made:
+            problems.append('%s created although the create was cancelled '
+                            'before it (%s)' % (leaf, ', '.join(made)))
+    elif out.status not in CANCEL_END or 'ROLLBACK' not in (
+            out.status or ''):
         problems.append('cancel ended %s, not in a rollback'
                         % out.status)
     before = {k: v for k, v in out.before_ids.items()}

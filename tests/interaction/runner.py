@@ -122,6 +122,25 @@ class Run:
                                     (err or out).strip()[-800:]))
         return code, out, err
 
+    def osc_bounded(self, *argv):
+        """A command that may never end, bounded.
+
+        Stock's cancel or update ``--wait`` behind a native hook no one
+        clears never ends: in a process of its own, ended after
+        :data:`TIMEOUT` seconds as a :class:`utils.Timeout`.
+        """
+        proc = self.osc_background(*argv)
+        try:
+            out, _err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _err = proc.communicate()
+            self.out.texts.append(out)
+            raise utils.Timeout('%s: `openstack %s` did not end in %ss'
+                                % (self.stack, shlex.join(argv), TIMEOUT))
+        self.out.texts.append(out)
+        return proc.returncode, out
+
     def osc_background(self, *argv):
         self.note('openstack ' + shlex.join(argv))
         env = dict(os.environ, **self.server.env)
@@ -400,11 +419,14 @@ class Run:
         release = self.s['release']
         st = self.stack
         if release == 'cancel':
-            self.osc('stack', 'cancel', st, '--wait', check=False)
+            # a create: Heat's only cancel (heatclient refuses the other)
+            no_rollback = ['--no-rollback'] if (
+                self.s['operation'] == 'create') else []
+            self.osc_bounded('stack', 'cancel', st, *no_rollback, '--wait')
         elif release == 'supersede':
             args, _held = self.template_args(
                 0 if self.s['operation'] == 'create' else 1, tag='s')
-            self.osc('stack', 'update', st, *args, '--wait', check=False)
+            self.osc_bounded('stack', 'update', st, *args, '--wait')
         elif self.stock:
             for row in rows:
                 if row['resource'] == held:

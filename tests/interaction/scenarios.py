@@ -80,6 +80,12 @@ def run_scenario(scenario, heat_server, stock_server, references, workdir):
             # operation's check waiting: the reference never ends, and
             # the subject is judged on what needs no stock end.
             reference = None
+        if reference is not None and scenario['release'] in (
+                'cancel', 'supersede') and not reference.out.holds_seen:
+            # Stock could not stop there (no native hook before an
+            # added resource...): its operation ran to its end, nothing
+            # cancelled or superseded; no reference for this one.
+            reference = None
         references[key] = reference
     ref = references[key]
     run = runner.Run(heat_server, scenario, workdir)
