@@ -15,8 +15,9 @@ Heat's API refuses environment sections it does not know, so a stack request
 whose environment (or environment file) holds breakpoints is rewritten into
 native hooks plus the breakpoint marker (see
 ``heat_breakpoint.model.breakpoints``) before Heat parses it, and
-breakpoints naming no resource of the template are answered with an HTTP
-400 in Heat's fault format. It also serves the read-only
+breakpoints naming no resource of the template (or of a nested template
+sent with it in ``files``) are answered with an HTTP 400 in Heat's fault
+format. It also serves the read-only
 ``GET .../stacks/{stack}[/{id}]/breakpoints`` view (see
 :mod:`heat_breakpoint.api.view`). Before any of that work, the caller is
 held to Heat's own rule for the request, and a resource signal carrying
@@ -43,6 +44,7 @@ from heat_breakpoint.api import request_policy
 from heat_breakpoint.api import view
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import envfile
+from heat_breakpoint.model import nested_paths
 from heat_breakpoint.model import nesting
 from heat_breakpoint.model import registry
 
@@ -254,6 +256,41 @@ def _template_resource_types(template: object) -> typing.Optional[dict]:
     return nesting.resource_types(template)
 
 
+def _sent_templates(body: dict):
+    """How the nested walk finds and reads the templates sent with it.
+
+    heatclient (and heat-dashboard) put each nested template in
+    ``files`` under the absolute URL the parent's ``type`` (or the
+    registry) names it by; one not sent is Heat's to fetch.
+    """
+    files = body.get(_FILES)
+    files = files if isinstance(files, dict) else {}
+
+    def resolve(_base, target):
+        return target if isinstance(target, str) and isinstance(
+            files.get(target), str) else None
+
+    def load(ref):
+        return _template_resource_types(files[ref])
+    return resolve, load
+
+
+def _registries(body: dict, envs: list[dict]) -> list[dict]:
+    """Every environment sent, breakpoints or not: their registries."""
+    names = body.get(_ENVIRONMENT_FILES)
+    files = body.get(_FILES)
+    if not isinstance(names, list) or not isinstance(files, dict):
+        return [{'path': None, 'env': env} for env in envs]
+    found = []
+    for name in names:
+        try:
+            found.append({'path': None, 'env': envfile.load_environment_text(
+                files[name])})
+        except (breakpoints.BreakpointError, KeyError, TypeError):
+            continue  # Heat reports an environment it cannot read
+    return found
+
+
 def _check_names(body: dict, envs: list[dict]) -> None:
     if _TEMPLATE not in body:
         return  # template_url, or a PATCH keeping the stored template
@@ -266,6 +303,8 @@ def _check_names(body: dict, envs: list[dict]) -> None:
             found[breakpoint.name] = breakpoint
     breakpoints.check_resource_names(found.values(), types)
     nesting.check_nested(found.values(), types, envs)
+    nested_paths.check(found.values(), None, types,
+                       _registries(body, envs), *_sent_templates(body))
 
 
 def rewrite_body(raw: bytes) -> typing.Optional[bytes]:

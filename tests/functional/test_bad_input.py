@@ -33,6 +33,7 @@ import sys
 import typing
 import uuid
 
+from heatclient.common import template_utils
 from heatclient import exc as heat_exc
 import hypothesis
 from hypothesis import strategies as st
@@ -893,6 +894,30 @@ def test_a_typo_in_a_nested_path_is_refused_at_create(heat_server, heat,
         '--breakpoint', 'app_tier/web_*', '--breakpoint', 'app_tier/web_2',
         stack_name)
     assert code == 0, err
+
+
+def test_a_typo_in_a_nested_path_is_refused_by_the_api_too(heat_server,
+                                                           heat, stack_name):
+    """Sent as heat-dashboard's Launch Stack sends it: no client check.
+
+    The nested template comes in ``files``; heat-api refuses the typo
+    with the same words, and nothing is created.
+    """
+    app = os.path.join(os.path.dirname(__file__), '..', '..', 'examples',
+                       'app.yaml')
+    files, template = template_utils.get_template_contents(
+        template_file=app)
+    with pytest.raises(heat_exc.HTTPBadRequest) as refused:
+        heat.stacks.create(stack_name=stack_name, template=template,
+                           files=files, environment={
+                               'breakpoints': ['app_tier/web_11']})
+    assert ("breakpoint 'app_tier/web_11': 'web_11' matches no resource of "
+            "'app_tier' (app_tier.yaml); closest: web_1, web_2 (resources: "
+            "web_1, web_2)") in str(refused.value)
+    assert stack_name not in [s.stack_name for s in heat.stacks.list()]
+    heat.stacks.preview(stack_name=stack_name, template=template,
+                        files=files, environment={
+                            'breakpoints': ['app_tier/web_*']})
 
 
 def test_a_typo_below_a_registry_mapped_template_is_refused_at_create(

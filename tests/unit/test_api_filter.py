@@ -194,6 +194,54 @@ class TestRewrite(object):
                 in fault_message(response))
         assert not downstream.calls
 
+    # heatclient and heat-dashboard send a nested template in ``files``,
+    # under the URL the parent's type names it by
+    INNER_URL = 'file:///home/u/tiers/db.yaml'
+    NESTED = {'heat_template_version': '2018-08-31', 'resources': {
+        'db': {'type': INNER_URL}, 'app': {'type': 'OS::Heat::None'}}}
+    INNER = json.dumps({'heat_template_version': '2018-08-31',
+                        'resources': {'db_server': {'type': 'OS::Heat::None'},
+                                      'inner': {'type': 'inner.yaml'}}})
+
+    def test_a_typo_in_a_sent_nested_template_is_refused(self):
+        response, downstream = send({
+            'template': self.NESTED, 'files': {self.INNER_URL: self.INNER},
+            'environment': {'breakpoints': 'db/db_srever'}})
+        assert response.status_int == 400
+        assert ("breakpoint 'db/db_srever': 'db_srever' matches no resource "
+                "of 'db' (db.yaml); closest: db_server (resources: "
+                "db_server, inner)" in fault_message(response))
+        assert not downstream.calls
+
+    def test_a_name_in_a_sent_nested_template_passes(self):
+        for name in ('db/db_server', 'db/db_*', 'db/inner/anything'):
+            response, _ = send({
+                'template': self.NESTED,
+                'files': {self.INNER_URL: self.INNER},
+                'environment': {'breakpoints': name}})
+            assert response.status_int == 200, name
+
+    def test_a_nested_template_not_sent_is_left_to_heat(self):
+        response, _ = send({'template': self.NESTED,
+                            'environment': {'breakpoints': 'db/db_srever'}})
+        assert response.status_int == 200
+
+    def test_a_registry_mapping_in_a_sent_environment_is_followed(self):
+        other = 'file:///home/u/tiers/other.yaml'
+        env = 'resource_registry:\n  "My::DB": %s\n' % other
+        body = {
+            'template': {'heat_template_version': '2018-08-31',
+                         'resources': {'db': {'type': 'My::DB'}}},
+            'files': {other: self.INNER, 'env.yaml': env,
+                      'bp.yaml': 'breakpoints: db/nope\n'},
+            'environment_files': ['env.yaml', 'bp.yaml']}
+        response, _ = send(body)
+        assert "'nope' matches no resource of 'db' (other.yaml)" in \
+            fault_message(response)
+        body['files']['bp.yaml'] = 'breakpoints: db/db_server\n'
+        response, _ = send(body)
+        assert response.status_int == 200
+
     def test_template_as_text_is_checked(self):
         response, _ = send({'template': TEMPLATE_YAML,
                             'environment': {'breakpoints': 'dbx'}})
