@@ -27,7 +27,6 @@
 
 import argparse
 import contextlib
-import io
 import os
 import platform
 import shutil
@@ -38,6 +37,11 @@ import tempfile
 import time
 
 from heat_breakpoint.server import fixture
+
+# the functional tier's helpers (one in-process OSC shell for both)
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(
+    __file__)), '..'))
+from tests import osc_shell  # noqa: E402
 
 STOCK = 'stock'
 PLUGIN = 'plugin'
@@ -356,40 +360,8 @@ class Clock:
 # ---------------------------------------------------------------------------
 # The real OSC, in-process
 
-def forget_osc_clients():
-    """Drop the API clients OSC caches process-wide (on the class).
-
-    Otherwise a run against another server reuses the previous endpoint.
-    """
-    from openstackclient.common import clientmanager
-    from osc_lib import clientmanager as osc_clientmanager
-    for cls in clientmanager.ClientManager.__mro__:
-        for value in vars(cls).values():
-            if isinstance(value, osc_clientmanager.ClientCache):
-                value._handle = None
-
-
-def run_openstack(server, *argv):
-    """Run ``openstack ARGV`` in-process: (exit code, stdout, stderr)."""
-    from openstackclient import shell
-    forget_osc_clients()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    saved = {key: os.environ.get(key) for key in server.env}
-    os.environ.update(server.env)
-    try:
-        with contextlib.redirect_stdout(stdout), \
-                contextlib.redirect_stderr(stderr):
-            try:
-                code = shell.main(list(argv))
-            except SystemExit as exc:
-                code = exc.code
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return code, stdout.getvalue(), stderr.getvalue()
+forget_osc_clients = osc_shell.forget_osc_clients
+run_openstack = osc_shell.run_openstack
 
 
 def osc_errors(stderr):

@@ -237,8 +237,6 @@ def _configure_like_heat_test_case(tmp_root):
 def _load_suite(modules, shard, nshards, tmp_root=None):
     import unittest
 
-    import testscenarios
-
     loader = unittest.TestLoader()
     if modules == [ALL]:
         # Like Heat's .stestr.conf: test_path=./heat/tests, top_dir=./
@@ -246,11 +244,36 @@ def _load_suite(modules, shard, nshards, tmp_root=None):
                                 pattern='test*.py', top_level_dir=tmp_root)
     else:
         suite = loader.loadTestsFromNames(modules)
-    # Expand scenarios now so every scenario is its own shardable test.
+    return shard_of(suite, shard, nshards)
+
+
+def shard_of(suite, shard, nshards):
+    """This worker's share of ``suite``, every scenario a test of its own."""
+    import unittest
+
+    import testscenarios
+
     tests = sorted(testscenarios.generate_scenarios(suite),
                    key=lambda t: t.id())
     return unittest.TestSuite(
         t for i, t in enumerate(tests) if i % nshards == shard)
+
+
+def run_to_stream(suite, stream_fd):
+    """Run ``suite``, its results as subunit on ``stream_fd``."""
+    import subunit
+    import testtools
+
+    out = os.fdopen(stream_fd, 'wb', 0)
+    result = testtools.ExtendedToStreamDecorator(
+        subunit.StreamResultToBytes(out))
+    result.startTestRun()
+    try:
+        suite.run(result)
+    finally:
+        result.stopTestRun()
+        out.flush()
+    return out
 
 
 def worker_main(args):
@@ -296,19 +319,7 @@ def worker_main(args):
         say('ERROR during setup: %s (log: %s)' % (exc, args.log))
         return EXIT_SETUP
 
-    import subunit
-    import testtools
-
-    out = os.fdopen(stream_fd, 'wb', 0)
-    result = testtools.ExtendedToStreamDecorator(
-        subunit.StreamResultToBytes(out))
-    result.startTestRun()
-    try:
-        suite.run(result)
-    finally:
-        result.stopTestRun()
-        out.flush()
-
+    run_to_stream(suite, stream_fd)
     try:
         _check_plugin(not args.without_plugin, 'after tests')
         if args.without_plugin and any(
@@ -416,11 +427,12 @@ class Collector(object):
         return c
 
 
-def _read_stream(pipe, collector):
+def read_stream(pipe, on_test):
+    """Feed a worker's subunit stream to ``on_test`` (one dict a test)."""
     import subunit
     import testtools
 
-    result = testtools.StreamToDict(collector.on_test)
+    result = testtools.StreamToDict(on_test)
     result.startTestRun()
     try:
         subunit.ByteStreamToStreamResult(
@@ -429,14 +441,15 @@ def _read_stream(pipe, collector):
         result.stopTestRun()
 
 
-def _details_text(test):
+def details_text(test, skip=()):
+    """A test's details (tracebacks, captured output), but ``skip``'s."""
     chunks = []
     for name, content in sorted(test.get('details', {}).items()):
         try:
             text = content.as_text()
         except Exception:
             text = repr(b''.join(content.iter_bytes()))
-        if text.strip():
+        if text.strip() and name not in skip:
             chunks.append('--- %s ---\n%s' % (name, text.rstrip()))
     return '\n'.join(chunks)
 
@@ -486,8 +499,8 @@ def run(args):
             # cwd=tmp_root so nothing (e.g. a stray ./heat) shadows it.
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env,
                                     cwd=tmp_root)
-            reader = threading.Thread(target=_read_stream,
-                                      args=(proc.stdout, collector))
+            reader = threading.Thread(target=read_stream, args=(
+                proc.stdout, collector.on_test))
             reader.start()
             workers.append((shard, proc, reader, log))
 
@@ -520,7 +533,7 @@ def run(args):
             print('=' * 70)
             print('%s: %s' % (t['status'].upper(), t['id']))
             print('-' * 70)
-            print(_details_text(t))
+            print(details_text(t))
         if bad:
             print('=' * 70)
             print('Failed tests:')

@@ -305,12 +305,22 @@ def skip_list(needs=None):
 # The server (child process)
 # ---------------------------------------------------------------------------
 
-def _hide_plugin_entry_point():
+def _heat_compat():
+    """tools/heat_compat.py: its plugin hiding and subunit reading."""
     spec = importlib.util.spec_from_file_location(
         'heat_compat', os.path.join(HERE, 'heat_compat.py'))
     heat_compat = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(heat_compat)
-    heat_compat._hide_plugin_entry_point()
+    return heat_compat
+
+
+def _hide_plugin_entry_point():
+    _heat_compat()._hide_plugin_entry_point()
+
+
+def _details_text(test):
+    # Heat's own log lines are in the server's log, not repeated here
+    return _heat_compat().details_text(test, skip=("pythonlogging:''",))
 
 
 def server_main(way, argv):
@@ -457,14 +467,9 @@ def _inject_breakpoints():
 def load_tests(names, shard=0, shards=1):
     import unittest
 
-    import testscenarios
-
     suite = unittest.TestLoader().loadTestsFromNames(
         ['%s.%s' % (PACKAGE, n) for n in names])
-    tests = sorted(testscenarios.generate_scenarios(suite),
-                   key=lambda t: t.id())
-    return unittest.TestSuite(
-        t for i, t in enumerate(tests) if i % shards == shard)
+    return _heat_compat().shard_of(suite, shard, shards)
 
 
 def worker_main(args):
@@ -476,18 +481,7 @@ def worker_main(args):
     if args.way == BREAKPOINTS:
         _inject_breakpoints()
     suite = load_tests(args.tests, args.shard, args.shards)
-
-    import subunit
-    import testtools
-    out = os.fdopen(stream_fd, 'wb', 0)
-    result = testtools.ExtendedToStreamDecorator(
-        subunit.StreamResultToBytes(out))
-    result.startTestRun()
-    try:
-        suite.run(result)
-    finally:
-        result.stopTestRun()
-        out.flush()
+    _heat_compat().run_to_stream(suite, stream_fd)
     return 0
 
 
@@ -536,31 +530,6 @@ class Releaser(threading.Thread):
     def stop(self):
         self._done.set()
         self.join(10)
-
-
-def _read_stream(pipe, on_test):
-    import subunit
-    import testtools
-
-    result = testtools.StreamToDict(on_test)
-    result.startTestRun()
-    try:
-        subunit.ByteStreamToStreamResult(
-            pipe, non_subunit_name='stdout').run(result)
-    finally:
-        result.stopTestRun()
-
-
-def _details_text(test):
-    chunks = []
-    for name, content in sorted(test.get('details', {}).items()):
-        try:
-            text = content.as_text()
-        except Exception:
-            text = repr(b''.join(content.iter_bytes()))
-        if text.strip() and name != 'pythonlogging:\'\'':
-            chunks.append('--- %s ---\n%s' % (name, text.rstrip()))
-    return '\n'.join(chunks)
 
 
 def _reason_line(test):
@@ -641,8 +610,9 @@ class WayRun(object):
                    ] + self.args.tests
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env,
                                     cwd=self.root)
-            reader = threading.Thread(target=_read_stream,
-                                      args=(proc.stdout, self.on_test))
+            reader = threading.Thread(
+                target=_heat_compat().read_stream,
+                args=(proc.stdout, self.on_test))
             reader.start()
             workers.append((shard, proc, reader, log))
         for shard, proc, reader, log in workers:

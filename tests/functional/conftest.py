@@ -16,10 +16,6 @@ process on a free port with a fresh state directory, exactly as a user
 would, and stops it at the end of the session.
 """
 
-import contextlib
-import io
-import logging
-import os
 import tempfile
 import uuid
 
@@ -28,54 +24,12 @@ import pytest
 from heat_breakpoint.server.fixture import free_port  # noqa: F401
 from heat_breakpoint.server.fixture import LocalHeatProcess
 from heat_breakpoint.server.fixture import START_TIMEOUT  # noqa: F401
+from tests import osc_shell
 
 
-def forget_osc_clients():
-    """Drop the API clients OSC caches process-wide.
-
-    OSC keeps them on the ClientManager class, so a run against another
-    server would reuse the previous endpoint.
-    """
-    from openstackclient.common import clientmanager
-    from osc_lib import clientmanager as osc_clientmanager
-    for cls in clientmanager.ClientManager.__mro__:
-        for value in vars(cls).values():
-            if isinstance(value, osc_clientmanager.ClientCache):
-                value._handle = None
-
-
-def run_openstack(server, *argv):
-    """Run the real OSC shell in-process: (exit code, stdout, stderr).
-
-    ``server`` is anything with the ``OS_*`` settings in ``.env``.
-    """
-    from openstackclient import shell
-    forget_osc_clients()
-    stdout, stderr = io.StringIO(), io.StringIO()
-    saved = {k: os.environ.get(k) for k in server.env}
-    os.environ.update(server.env)
-    # OSC sets the root logger to DEBUG and adds handlers: undo that, or
-    # every later request is logged (and captured) in full.
-    root = logging.getLogger()
-    root_level, root_handlers = root.level, list(root.handlers)
-    try:
-        with contextlib.redirect_stdout(stdout), \
-                contextlib.redirect_stderr(stderr):
-            try:
-                code = shell.main(list(argv))
-            except SystemExit as exc:
-                code = exc.code
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        root.setLevel(root_level)
-        for handler in list(root.handlers):
-            if handler not in root_handlers:
-                root.removeHandler(handler)
-    return code, stdout.getvalue(), stderr.getvalue()
+# One in-process OSC shell for the tiers and the benchmarks.
+forget_osc_clients = osc_shell.forget_osc_clients
+run_openstack = osc_shell.run_openstack
 
 
 @pytest.fixture(scope='session')
