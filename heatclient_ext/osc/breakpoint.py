@@ -190,50 +190,74 @@ def clear_breakpoint(client, args, announce=None) -> tuple:
     return RELEASE_COLUMNS, output.rows(args, [(args.resource, '', result)])
 
 
-class ListBreakpoint(command.Lister):
+def _add_depth(parser, words) -> None:
+    parser.add_argument('--nested-depth', metavar='<nested-depth>',
+                        type=bp_v1.depth_argument, help=words)
+
+
+class _Breakpoint(object):
+    """What every breakpoint command does: its parser, a log line, its run.
+
+    ``takes``: the positional arguments every command of its kind takes
+    first; :meth:`add_options` adds its own; :meth:`carry_out` does it
+    (``run`` is cliff's).
+    """
+
+    takes = ('stack',)
+
+    @property
+    def log(self):
+        return logging.getLogger('%s.%s' % (__name__, type(self).__name__))
+
+    def get_parser(self, prog_name: str):
+        parser = super().get_parser(prog_name)
+        for argument in self.takes:
+            _ARGUMENTS[argument](parser)
+        self.add_options(parser)
+        return parser
+
+    def add_options(self, parser) -> None:
+        pass
+
+    def take_action(self, parsed_args: argparse.Namespace):
+        self.log.debug('take_action(%s)', parsed_args)
+        return self.carry_out(self.app.client_manager.orchestration,
+                              parsed_args)
+
+    def _say(self, text) -> None:
+        _say_lines(self.app.stderr, text)
+
+
+_ARGUMENTS = {'stack': _add_stack, 'resource': _add_resource,
+              'when': _add_when, 'edit': _add_edit}
+
+
+class ListBreakpoint(_Breakpoint, command.Lister):
     """List the armed and held breakpoints of a stack."""
 
-    log = logging.getLogger(__name__ + '.ListBreakpoint')
+    def add_options(self, parser) -> None:
+        _add_depth(parser, _('Depth of nested stacks in which to look for '
+                             'held resources (default: every level)'))
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        parser.add_argument(
-            '--nested-depth', metavar='<nested-depth>',
-            type=bp_v1.depth_argument,
-            help=_('Depth of nested stacks in which to look for held '
-                   'resources (default: every level)'))
-        return parser
-
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return list_breakpoints(self.app.client_manager.orchestration,
-                                parsed_args)
+    def carry_out(self, client, parsed_args):
+        return list_breakpoints(client, parsed_args)
 
 
-class ShowBreakpoint(command.ShowOne):
+class ShowBreakpoint(_Breakpoint, command.ShowOne):
     """Show a breakpoint, the resource's inputs and its neighbours."""
 
-    log = logging.getLogger(__name__ + '.ShowBreakpoint')
+    takes = ('stack', 'resource')
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        _add_resource(parser)
-        parser.add_argument(
-            '--nested-depth', metavar='<nested-depth>',
-            type=bp_v1.depth_argument,
-            help=_('Depth of nested stacks in which to look for the '
-                   'resource (default: the depth its path names)'))
-        return parser
+    def add_options(self, parser) -> None:
+        _add_depth(parser, _('Depth of nested stacks in which to look for '
+                             'the resource (default: the depth its path '
+                             'names)'))
 
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return show_breakpoint(self.app.client_manager.orchestration,
-                               parsed_args)
+    def carry_out(self, client, parsed_args):
+        return show_breakpoint(client, parsed_args)
 
 
-class StepBreakpoint(command.Lister):
+class StepBreakpoint(_Breakpoint, command.Lister):
     """Release held resources and hold again at the next ones.
 
     Without a resource every held resource is stepped; with one, only that
@@ -242,78 +266,47 @@ class StepBreakpoint(command.Lister):
     at the resources they require).
     """
 
-    log = logging.getLogger(__name__ + '.StepBreakpoint')
-
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
+    def add_options(self, parser) -> None:
         parser.add_argument(
             'resource', metavar='<resource>', nargs='?',
             help=_('Held resource to step from, nested ones named '
                    'nested_stack/resource (default: every held resource)'))
         _add_edit(parser)
-        return parser
 
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return step_breakpoint(self.app.client_manager.orchestration,
-                               parsed_args, self._say)
-
-    def _say(self, text) -> None:
-        _say_lines(self.app.stderr, text)
+    def carry_out(self, client, parsed_args):
+        return step_breakpoint(client, parsed_args, self._say)
 
 
-class SetBreakpoint(command.Lister):
+class SetBreakpoint(_Breakpoint, command.Lister):
     """Arm a breakpoint in the operation that is running now."""
 
-    log = logging.getLogger(__name__ + '.SetBreakpoint')
+    takes = ('stack', 'resource', 'when')
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        _add_resource(parser)
-        _add_when(parser)
-        return parser
-
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return set_breakpoint(self.app.client_manager.orchestration,
-                              parsed_args)
+    def carry_out(self, client, parsed_args):
+        return set_breakpoint(client, parsed_args)
 
 
-class ContinueBreakpoint(command.Lister):
+class ContinueBreakpoint(_Breakpoint, command.Lister):
     """Release every held resource and run the operation to completion."""
 
-    log = logging.getLogger(__name__ + '.ContinueBreakpoint')
-
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        parser.add_argument(
-            '--nested-depth', metavar='<nested-depth>',
-            type=bp_v1.depth_argument,
-            help=_('Depth of nested stacks in which to release held '
-                   'resources (default: every level)'))
+    def add_options(self, parser) -> None:
+        _add_depth(parser, _('Depth of nested stacks in which to release '
+                             'held resources (default: every level)'))
         parser.add_argument(
             '--to', metavar='<resource>',
             help=_('Run to this resource: release everything, hold only '
                    'there'))
         _add_edit(parser)
-        return parser
 
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        columns, rows, stock = continue_breakpoints(
-            self.app.client_manager.orchestration, parsed_args, self._say)
+    def carry_out(self, client, parsed_args):
+        columns, rows, stock = continue_breakpoints(client, parsed_args,
+                                                    self._say)
         if stock:
             self.app.stderr.write('%s\n' % STOCK_NOTE)
         return columns, rows
 
-    def _say(self, text) -> None:
-        _say_lines(self.app.stderr, text)
 
-
-class ClearBreakpoint(command.Lister):
+class ClearBreakpoint(_Breakpoint, command.Lister):
     """Release the resource held at a breakpoint, or disarm the breakpoint.
 
     A held resource is released; the other breakpoints stay. While an
@@ -327,18 +320,10 @@ class ClearBreakpoint(command.Lister):
     them first.
     """
 
-    log = logging.getLogger(__name__ + '.ClearBreakpoint')
+    takes = ('stack', 'resource')
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        _add_resource(parser)
-        return parser
-
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return clear_breakpoint(self.app.client_manager.orchestration,
-                                parsed_args, self._announce)
+    def carry_out(self, client, parsed_args):
+        return clear_breakpoint(client, parsed_args, self._announce)
 
     def _announce(self, text) -> None:
         self.app.stderr.write(printable.printable(text) + '\n')
@@ -361,28 +346,16 @@ def retry_breakpoint(client, args, say=lambda text: None) -> tuple:
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retried'))
 
 
-class RetryBreakpoint(command.Lister):
+class RetryBreakpoint(_Breakpoint, command.Lister):
     """Run the failed action of a resource held on failure again.
 
     In the same operation: if it fails again, it holds again.
     """
 
-    log = logging.getLogger(__name__ + '.RetryBreakpoint')
+    takes = ('stack', 'resource', 'edit')
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        _add_resource(parser)
-        _add_edit(parser)
-        return parser
-
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return retry_breakpoint(self.app.client_manager.orchestration,
-                                parsed_args, self._say)
-
-    def _say(self, text) -> None:
-        _say_lines(self.app.stderr, text)
+    def carry_out(self, client, parsed_args):
+        return retry_breakpoint(client, parsed_args, self._say)
 
 
 @_user_errors
@@ -391,7 +364,7 @@ def retain_breakpoint(client, args) -> tuple:
     return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retained'))
 
 
-class RetainBreakpoint(command.Lister):
+class RetainBreakpoint(_Breakpoint, command.Lister):
     """Leave a resource whose delete failed in the cloud, and go on.
 
     For a resource held on the failure of its delete: Heat forgets it, as
@@ -399,15 +372,7 @@ class RetainBreakpoint(command.Lister):
     a stack event names it) and the delete goes on.
     """
 
-    log = logging.getLogger(__name__ + '.RetainBreakpoint')
+    takes = ('stack', 'resource')
 
-    def get_parser(self, prog_name: str):
-        parser = super().get_parser(prog_name)
-        _add_stack(parser)
-        _add_resource(parser)
-        return parser
-
-    def take_action(self, parsed_args: argparse.Namespace):
-        self.log.debug('take_action(%s)', parsed_args)
-        return retain_breakpoint(self.app.client_manager.orchestration,
-                                 parsed_args)
+    def carry_out(self, client, parsed_args):
+        return retain_breakpoint(client, parsed_args)
