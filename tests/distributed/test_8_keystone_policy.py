@@ -36,6 +36,8 @@ from tests.functional.test_policy import test_osc_watch_as_reader  # noqa: F401,
 from tests.functional.test_policy import test_raw_signal_cannot_bypass  # noqa: F401,E501
 from tests.functional.test_policy import test_raw_signal_in_osc_as_reader  # noqa: F401,E501
 from tests.functional.test_policy import test_reader_can_look  # noqa: F401
+from tests.functional.test_policy import test_reader_cannot_edit_from_any_front_end  # noqa: F401,E501
+from tests.functional.test_policy import test_reader_cannot_fix_and_go_on  # noqa: F401,E501
 from tests.functional.test_policy import test_reader_is_refused_every_change  # noqa: F401,E501
 from tests.functional.test_policy import test_reader_watch_interactive_in_a_terminal  # noqa: F401,E501
 from tests.functional.test_policy import test_reader_watch_looks_and_cannot_release  # noqa: F401,E501

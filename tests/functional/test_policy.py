@@ -250,7 +250,9 @@ class OSC(object):
     """``openstack stack breakpoint ...``, the real OSC shell."""
 
     name = 'osc'
-    ARGV = {'continue_to': lambda s, r: ['continue', s, '--to', r]}
+    ARGV = {'continue_to': lambda s, r: ['continue', s, '--to', r],
+            'edit': lambda s, *p: ['continue', s] + [
+                a for v in p for a in ('--parameter', v)]}
 
     def __init__(self, rbac):
         self.rbac = rbac
@@ -269,7 +271,9 @@ class Legacy(object):
 
     name = 'legacy'
     ARGV = {'continue_to': lambda s, r: ['breakpoint-continue', s, '--to',
-                                         r]}
+                                         r],
+            'edit': lambda s, *p: ['breakpoint-continue', s] + [
+                a for v in p for a in ('-P', v)]}
 
     def __init__(self, rbac):
         self.rbac = rbac
@@ -311,6 +315,8 @@ class PythonAPI(object):
             'set': lambda r: manager.set(stack, r),
             'clear': lambda r: manager.clear(stack, r),
             'retry': lambda r: manager.retry(stack, r),
+            'edit': lambda *p: manager.edit(stack, editing.Edit(
+                parameters=p)),
         }
         with answers_recorded() as answers:
             try:
@@ -585,6 +591,26 @@ def test_member_paths_with_rbac_off(heat_server, fe):
     """The local server's default: noauth's admin, legacy defaults."""
     member_does_everything(HeaderCallers(heat_server), fe, 'admin@admin',
                            'policy-default-' + fe)
+
+
+@pytest.mark.parametrize('fe', sorted(FRONT_ENDS))
+def test_reader_cannot_edit_from_any_front_end(rbac, held_stack, fe):
+    """continue with an edit: Heat's rule for the update's preview.
+
+    Refused at the preview, the first request that changes anything's
+    way; nothing is sent after it (the module's fixture checks that the
+    operation is as it was). A reader's ``retain`` is refused by its own
+    rule: ``test_raw_signal_cannot_bypass``.
+    """
+    said = 'You are not authorized to use stacks:preview_update_patch.'
+    result = front_end(fe, rbac).run(READER, 'edit', held_stack,
+                                     'fail=false')
+    assert not result.ok, result
+    assert [a for a in result.answers if a[0] >= 400] == [(403, said)], \
+        result
+    assert result.answers[-1] == (403, said), result
+    assert 'not authorized to use stacks:preview_update_patch' in \
+        result.text and 'nothing changed' in result.text, result
 
 
 def test_reader_cannot_fix_and_go_on(rbac, held_stack):
