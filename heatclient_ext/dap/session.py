@@ -14,11 +14,11 @@
 The requests are answered here; what they mean lives beside it: the
 editor's breakpoints (:mod:`.editor_breakpoints`), held resources as
 threads (:mod:`.holds`), the buttons and the Debug Console
-(:mod:`.control`), the Variables pane (:mod:`.variables`). A poller reads
-the watch's one-request refresh
-(:func:`heatclient_ext.terminal.reading.fetch`) every 0.2 s: its held
-rows go to :class:`.holds.Holds`, its latest events to the Debug Console,
-and the end of the operation is ``exited`` then ``terminated``.
+(:mod:`.control`), what the editor looks at while stopped
+(:mod:`.looking`, the Variables pane's contents in :mod:`.variables`).
+The operation it follows is polled every 0.2 s (:mod:`.following`): its
+held rows, its latest events, and its end, ``exited`` then
+``terminated``.
 """
 
 import logging
@@ -33,6 +33,7 @@ from heatclient_ext.dap import control as dap_control
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext.dap import edits as dap_edits
 from heatclient_ext.dap import ending
+from heatclient_ext.dap import following
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
 from heatclient_ext.dap import lines
@@ -40,7 +41,6 @@ from heatclient_ext.dap import looking
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import watch_session as watch
 from heatclient_ext.v1 import fault_rules as faults
 from heatclient_ext.v1 import manager as bp_v1
 
@@ -83,7 +83,6 @@ class Session:
 
     def __init__(self, send, interval=POLL, prestart=False) -> None:
         self.send = send
-        self.interval = interval
         # Start a local Heat at initialize, while the editor configures:
         # most of F5's wait is that server starting.
         self.prestart = prestart
@@ -104,9 +103,10 @@ class Session:
         self.configured = threading.Event()
         # What the editor looks at while stopped (threads, frames, scopes).
         self.looking = looking.Looking(self)
-        self.seen_events = set()
-        self.finished = threading.Event()
-        self.told_end = threading.Event()  # exited and terminated sent
+        # The operation it follows: a poller, and the end it tells.
+        self.following = following.Following(self, interval)
+        self.finished = self.following.finished
+        self.told_end = self.following.told_end  # exited, terminated sent
         self.ended = threading.Event()  # disconnect: stop reading
         # Whether the editor left (disconnect, or the connection lost),
         # decided once, against a launch that may still be starting.
@@ -114,7 +114,6 @@ class Session:
         self.left = False
         # disconnect's terminateDebuggee and suspendDebuggee.
         self.parting = (None, False)
-        self.poller = None
         self.closed = threading.Event()  # close() has stopped everything
         self.end = ending.OperationEnd(
             lambda stack: self.manager.get_stack(stack))
@@ -289,7 +288,7 @@ class Session:
             return
         self.say(_('%(action)s of stack %(stack)s started') % {
             'action': self.end.action, 'stack': self.stack})
-        self._start_polling()
+        self.following.start()
 
     def on_attach(self, args) -> None:
         arguments.check('attach', args, arguments.ATTACH)
@@ -308,7 +307,7 @@ class Session:
             self._arm()
         self.say(_('Attached to stack %(stack)s (%(status)s)') % {
             'stack': self.stack, 'status': st.stack_status})
-        self._start_polling()
+        self.following.start()
 
     def on_configurationDone(self, args) -> None:
         self.configured.set()
@@ -374,72 +373,6 @@ class Session:
             return
         self.arming.sync(self.manager, self.stack, self.breakpoints.wanted())
 
-    # -- watching
-
-    def _start_polling(self) -> None:
-        self.poller = threading.Thread(target=self._poll, daemon=True)
-        self.poller.start()
-
-    def _poll(self) -> None:
-        while not self.finished.is_set():
-            try:
-                self.refresh()
-            except exceptions.USER_ERRORS as exc:
-                self.say(exceptions.one_line(exc), 'stderr')
-            except Exception:  # a bad refresh must not end the session
-                LOG.exception('refresh failed')
-            self.finished.wait(self.interval)
-
-    def refresh(self):
-        """One request: held resources, latest events, the stack's state."""
-        generation = self.holds.generation
-        snap = watch.fetch(self.manager, self.stack)
-        if generation != self.holds.generation:
-            return None  # a release went out meanwhile: read again
-        if snap is None:
-            # Gone (a delete finished) or no view: one stock look says.
-            try:
-                st = self.manager.get_stack(self.stack)
-            except exceptions.USER_ERRORS:
-                return self._finish('DELETE_COMPLETE', '')
-            snap = watch.Snapshot(st.stack_name, st.id,
-                                  st.stack_status or '', [], {})
-        with self.holds.lock:
-            if generation != self.holds.generation:
-                return None
-            self._events(snap)
-            self.holds.update(watch.held_rows(snap), self.breakpoints.hits)
-        if self.end.ended(self.stack, snap.status):
-            self._finish(snap.status, '')
-        return snap
-
-    def _events(self, snap) -> None:
-        for event in (snap.progress or {}).get('events') or []:
-            key = tuple(sorted((k, str(v)) for k, v in event.items()))
-            if key in self.seen_events:
-                continue
-            self.seen_events.add(key)
-            self.say(watch.event_line(event))
-
-    def _finish(self, status, reason) -> None:
-        if self.finished.is_set():
-            return
-        self.finished.set()
-        if not reason and status.endswith('_FAILED'):
-            try:
-                reason = self.manager.get_stack(
-                    self.stack).stack_status_reason
-            except exceptions.USER_ERRORS:
-                pass
-        self.say(_('Stack %(stack)s %(status)s%(reason)s') % {
-            'stack': self.stack, 'status': status,
-            'reason': ': %s' % reason if reason else ''})
-        self.holds.end()
-        self.event('exited', {'exitCode': 0 if status.endswith('_COMPLETE')
-                              else 1})
-        self.event('terminated')
-        self.told_end.set()
-
     # -- control
 
     def _control(self):
@@ -491,7 +424,7 @@ class Session:
         ``terminated`` must come before it to be seen at all.
         """
         self.cancel()
-        if self.poller is not None:
+        if self.following.started:
             self.told_end.wait(TERMINATE_WAIT)
 
     def on_evaluate(self, args) -> dict:
@@ -590,10 +523,7 @@ class Session:
             if self.faults and self.local is None and self.endpoint:
                 faults.remove(self.endpoint, self.faults)
             self.faults = []
-            self.finished.set()
-            if self.poller is not None and \
-                    self.poller is not threading.current_thread():
-                self.poller.join(5)
+            self.following.stop()
         finally:
             with self.life:
                 local, self.local = self.local, None

@@ -175,7 +175,7 @@ def test_a_refresh_read_before_a_release_is_dropped(sess):
         return stale
 
     with mock.patch.object(watch, 'fetch', fetch):
-        assert sess.refresh() is None
+        assert sess.following.refresh() is None
     assert sess.holds.held == {}
     assert len(_events(sess, 'stopped')) == 1
 
@@ -188,7 +188,7 @@ def test_the_end_of_the_operation_is_exited_then_terminated(sess):
          'action': 'CREATE', 'status': 'FAILED', 'reason': 'boom'}]})
     sess.manager.get_stack.return_value.stack_status_reason = 'boom'
     with mock.patch.object(watch, 'fetch', return_value=done) as fetch:
-        sess.refresh()
+        sess.following.refresh()
     fetch.assert_called_once()
     names = [m['event'] for m in sess.sent if m.get('type') == 'event']
     assert names[-2:] == ['exited', 'terminated']
