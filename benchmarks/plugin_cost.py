@@ -49,8 +49,9 @@ class InProcessHeat:
 
     def __init__(self):
         from heat_breakpoint.server import cli
+        from heat_breakpoint.server import local_heat
         self.state = tempfile.mkdtemp(prefix='heat-breakpoint-bench-')
-        self.heat = cli.LocalHeat(self.state)
+        self.heat = local_heat.LocalHeat(self.state)
         self.heat.start()
         sock = cli.bind(0)
         self.httpd = cli.serve(self.heat.app, sock)

@@ -326,10 +326,11 @@ def _details_text(test):
 def server_main(way, argv):
     """``heat-breakpoint-server`` for one way; says what it runs."""
     from heat_breakpoint.server import cli
+    from heat_breakpoint.server import local_heat
 
     if way == STOCK:
         _hide_plugin_entry_point()
-    start = cli.LocalHeat.start
+    start = local_heat.LocalHeat.start
 
     def start_and_tell(self):
         start(self)
@@ -343,7 +344,7 @@ def server_main(way, argv):
               % (way, ','.join(plugins) or '-', engine_loaded,
                  cfg.CONF.paste_deploy.flavor), flush=True)
 
-    cli.LocalHeat.start = start_and_tell
+    local_heat.LocalHeat.start = start_and_tell
     return cli.main(argv)
 
 

@@ -21,7 +21,6 @@ loaded exactly as in a deployed Heat: stevedore and paste.
 
 import argparse
 import configparser
-import fcntl
 import logging
 import os
 import shutil
@@ -31,14 +30,9 @@ import sys
 import threading
 import warnings
 
-from heat_breakpoint.server import absent
-from heat_breakpoint.server import ast_guard
 from heat_breakpoint.server import config as local_config
-from heat_breakpoint.server import green_heat
 from heat_breakpoint.server import lifeline
-from heat_breakpoint.server import pacing
-from heat_breakpoint.server import prompt_delivery
-from heat_breakpoint.server import stock_hooks
+from heat_breakpoint.server import local_heat
 
 DEFAULT_PORT = 8004
 HOST = '127.0.0.1'
@@ -230,167 +224,6 @@ def refuse_keystone_pipeline(config_files) -> None:
             'or leave the flavor to the server' % (flavor or 'default'))
 
 
-class LocalHeat:
-    """Heat's engine service and API app, started and stopped together."""
-
-    def __init__(self, state_dir: str, extra_config_files=(), port=0,
-                 simulate=False, cloud_file=None, leaf_sleep=True,
-                 faults_file=None, realistic_times=False, keystone=None):
-        self.state_dir = state_dir
-        # A real Keystone (config.KeystoneAuth), or None: noauth.
-        self.keystone = keystone
-        self.faults_file = faults_file
-        self.realistic_times = realistic_times
-        self.leaf_sleep = leaf_sleep
-        self.extra_config_files = list(extra_config_files)
-        self.port = port
-        self.simulate = simulate
-        self.cloud_file = cloud_file
-        self.cloud = None
-        self.engine = None
-        self.app = None
-        self._lock = None
-
-    def start(self) -> None:
-        # Heat must see the threading backend before it is imported.
-        from oslo_service import backend
-        try:
-            backend.init_backend(backend.BackendType.THREADING)
-            backend.get_backend()
-        except (ValueError, ImportError):
-            # oslo.service before 4.2 (2025.1's), or without cotyledon.
-            raise local_config.SetupError(
-                "oslo.service's threading backend is missing: install "
-                "'oslo.service[threading]>=4.2.2' (the server extra: "
-                "pip install 'heat-breakpoint[server]')")
-        ast_guard.install()
-        prompt_delivery.install()
-        self._configure()
-        green_heat.install()
-        if not self.leaf_sleep:
-            pacing.install()
-        if self.simulate:
-            from heat_breakpoint.server import cloud
-            self.cloud = cloud.install(cloud.Cloud(
-                self.state_dir, self.cloud_file, self.faults_file,
-                self.realistic_times),
-                real_keystone=self.keystone is not None)
-            self.cloud.agents.base_url = local_config.base_url(self.port)
-        else:
-            absent.install()
-        self._hold_state_dir()
-        self._prepare_database()
-        self._start_engine()
-        from heat.common import config as heat_config
-        mounts = {local_config.CFN_PREFIX:
-                  heat_config.load_paste_app('heat-api-cfn')}
-        if self.cloud is not None:
-            from heat_breakpoint.server.cloud import fault_api
-            from heat_breakpoint.server.cloud import identity
-            mounts[fault_api.PREFIX] = fault_api.FaultAPI(self.cloud.faults)
-            if self.keystone is None:
-                mounts[identity.PREFIX] = identity.Identity(
-                    local_config.base_url(self.port),
-                    os.path.join(self.state_dir, 'token_response.json'))
-        self.app = mount(heat_config.load_paste_app('heat-api'), mounts)
-
-    def _configure(self) -> None:
-        from heat.common import config as heat_config
-        from heat.common import messaging
-        from oslo_config import cfg
-        from oslo_log import log as logging
-
-        auth_url = None
-        if self.simulate and self.port and self.keystone is None:
-            from heat_breakpoint.server.cloud import identity
-            auth_url = '%s%s/v3' % (local_config.base_url(self.port),
-                                    identity.PREFIX)
-        paste_file = local_config.write_paste_file(self.state_dir, auth_url)
-        conf_file = local_config.write_heat_conf(self.state_dir, paste_file,
-                                                 self.port, self.keystone)
-        args = ['--config-file', conf_file]
-        for extra in self.extra_config_files:
-            args += ['--config-file', os.path.abspath(extra)]
-        logging.register_options(cfg.CONF)
-        cfg.CONF(args, project='heat', prog='heat-api',
-                 default_config_files=[], default_config_dirs=[])
-        logging.setup(cfg.CONF, 'heat')
-        heat_config.set_config_defaults()
-        messaging.setup()
-
-    def _hold_state_dir(self) -> None:
-        """Be the only server of the state directory while running.
-
-        Its database then has one writer, this process: what the checks
-        read of a running operation serves them until this process writes
-        it again (:func:`heat_breakpoint.db.tables.only_writer`).
-        """
-        from heat_breakpoint.db import tables
-        path = os.path.join(self.state_dir, 'server.lock')
-        lock = open(path, 'a+')
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            lock.close()
-            raise local_config.SetupError(
-                'State directory %s is in use by another local Heat: stop '
-                'it, or give this one another --state-dir' % self.state_dir)
-        self._lock = lock
-        tables.only_writer()
-
-    def _prepare_database(self) -> None:
-        from heat.db import api as db_api
-        from heat.db import migration
-
-        from heat_breakpoint.db import migration as our_migration
-        from heat_breakpoint.server import sqlite
-        from heat_breakpoint.server import sqlite_ids
-        engine = db_api.get_engine()
-        # Migrations nest connections in one thread: harden afterwards.
-        migration.db_sync(engine=engine)
-        # The local server's tables are made on first use, as Heat's are.
-        our_migration.db_sync(engine)
-        sqlite_ids.never_reuse_ids(engine)
-        sqlite.harden(engine)
-
-    def _start_engine(self) -> None:
-        from heat.engine import service
-        from heat.rpc import api as rpc_api
-        from oslo_config import cfg
-
-        self.engine = service.EngineService(cfg.CONF.host,
-                                            rpc_api.ENGINE_TOPIC)
-        self.engine.start()
-
-    def stop(self) -> None:
-        if self.engine is not None:
-            self.engine.stop()
-            self.engine = None
-        if self._lock is not None:
-            from heat_breakpoint.db import tables
-            tables.only_writer(False)
-            self._lock.close()
-            self._lock = None
-
-
-def mount(api, mounts: dict):
-    """Heat's native API, with other apps under path prefixes.
-
-    Heat's CloudFormation API is under /cfn; the simulated cloud's
-    Keystone under /identity.
-    """
-    def app(environ, start_response):
-        path = environ.get('PATH_INFO', '')
-        for prefix, other in mounts.items():
-            if path == prefix or path.startswith(prefix + '/'):
-                environ['SCRIPT_NAME'] = (environ.get('SCRIPT_NAME', '') +
-                                          prefix)
-                environ['PATH_INFO'] = path[len(prefix):] or '/'
-                return other(environ, start_response)
-        return api(environ, start_response)
-    return app
-
-
 def serve(app, sock: socket.socket):
     """A threaded WSGI server on an already bound socket."""
     from wsgiref import simple_server
@@ -489,10 +322,11 @@ def main(argv=None) -> int:
         return 1
     port = sock.getsockname()[1]
 
-    heat = LocalHeat(args.state_dir, args.config_file, port=port,
-                     simulate=args.simulate, cloud_file=args.cloud,
-                     leaf_sleep=args.leaf_sleep, faults_file=args.faults,
-                     realistic_times=args.realistic_times, keystone=keystone)
+    heat = local_heat.LocalHeat(
+        args.state_dir, args.config_file, port=port, simulate=args.simulate,
+        cloud_file=args.cloud, leaf_sleep=args.leaf_sleep,
+        faults_file=args.faults, realistic_times=args.realistic_times,
+        keystone=keystone)
     try:
         heat.start()
     except local_config.SetupError as exc:
@@ -529,7 +363,7 @@ def main(argv=None) -> int:
             httpd.serve_forever(poll_interval=0.2)
     finally:
         httpd.server_close()
-        stop_engine(heat)
+        local_heat.stop_engine(heat)
         stopping.remove()
         print('heat-breakpoint-server: stopped', flush=True)
     exit_now(0)
@@ -565,37 +399,3 @@ class _Stopping:
     def remove(self) -> None:
         if self.remove_dir:
             shutil.rmtree(self.remove_dir, ignore_errors=True)
-
-
-#: How long a stop waits for the engine when threads wait at stock hooks.
-HOOK_GRACE = 2.0
-
-
-def stop_engine(heat: LocalHeat, grace: float = 20.0) -> None:
-    """Stop the engine; do not hang on threads that never return.
-
-    Heat waits for every stack thread to finish, and a native hook (with
-    the plugin disabled, or Heat's own ``--pre-create``) waits in its
-    thread until released: those are named and not waited for. Parked
-    breakpoints hold no thread and survive the restart in the database.
-    """
-    try:
-        count, names = stock_hooks.held()
-    except stock_hooks.DB_ERRORS:  # out of reach already: just stop
-        count, names = 0, []
-    if count:
-        more = ', ...' if count > len(names) else ''
-        print('heat-breakpoint-server: %d resource(s) wait at a stock hook '
-              '(%s%s), each on an engine thread that only a hook clear '
-              'ends: not waiting for them; Heat marks their operations '
-              'failed at the next start' % (count, ', '.join(names), more),
-              flush=True)
-        grace = min(grace, HOOK_GRACE)
-    stopper = threading.Thread(target=heat.stop, daemon=True)
-    stopper.start()
-    stopper.join(grace)
-    if stopper.is_alive():
-        if not count:
-            print('heat-breakpoint-server: engine threads still busy after '
-                  '%ds; exiting anyway' % grace, flush=True)
-        os._exit(0)

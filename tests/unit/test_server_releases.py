@@ -123,13 +123,13 @@ def test_wait_raises_what_the_thread_raised():
 def test_no_threading_backend_is_a_one_line_setup_error(monkeypatch):
     from oslo_service import backend
 
-    from heat_breakpoint.server import cli
+    from heat_breakpoint.server import local_heat
 
     def missing(type_):
         raise ValueError("Unknown backend: 'threading'")
 
     monkeypatch.setattr(backend, 'init_backend', missing)
     with pytest.raises(config.SetupError) as err:
-        cli.LocalHeat('/nonexistent').start()
+        local_heat.LocalHeat('/nonexistent').start()
     assert "'oslo.service[threading]>=4.2.2'" in str(err.value)
     assert '\n' not in str(err.value)

@@ -20,8 +20,8 @@ refused before it touches the database.
 import pytest
 
 from heat_breakpoint.db import tables
-from heat_breakpoint.server import cli
 from heat_breakpoint.server import config as local_config
+from heat_breakpoint.server import local_heat
 
 
 @pytest.fixture
@@ -29,7 +29,7 @@ def servers(tmp_path):
     made = []
 
     def server():
-        made.append(cli.LocalHeat(str(tmp_path)))
+        made.append(local_heat.LocalHeat(str(tmp_path)))
         return made[-1]
     yield server
     for each in made:
