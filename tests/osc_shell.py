@@ -36,6 +36,21 @@ def forget_osc_clients():
                 value._handle = None
 
 
+@contextlib.contextmanager
+def server_environment(server):
+    """``server.env`` (its ``OS_*`` settings) in os.environ, then as was."""
+    saved = {k: os.environ.get(k) for k in server.env}
+    os.environ.update(server.env)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
 def run_openstack(server, *argv):
     """Run the real OSC shell in-process: (exit code, stdout, stderr).
 
@@ -44,25 +59,19 @@ def run_openstack(server, *argv):
     from openstackclient import shell
     forget_osc_clients()
     stdout, stderr = io.StringIO(), io.StringIO()
-    saved = {k: os.environ.get(k) for k in server.env}
-    os.environ.update(server.env)
     # OSC sets the root logger to DEBUG and adds handlers: undo that, or
     # every later request is logged (and captured) in full.
     root = logging.getLogger()
     root_level, root_handlers = root.level, list(root.handlers)
     try:
-        with contextlib.redirect_stdout(stdout), \
+        with server_environment(server), \
+                contextlib.redirect_stdout(stdout), \
                 contextlib.redirect_stderr(stderr):
             try:
                 code = shell.main(list(argv))
             except SystemExit as exc:
                 code = exc.code
     finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
         root.setLevel(root_level)
         for handler in list(root.handlers):
             if handler not in root_handlers:

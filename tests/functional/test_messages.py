@@ -28,6 +28,7 @@ import yaml
 
 from tests.functional import conftest
 from tests.functional import utils
+from tests import osc_shell
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 APP = os.path.join(ROOT, 'examples', 'app.yaml')
@@ -188,18 +189,10 @@ def legacy(server, *argv):
     import io
 
     from heatclient_ext import shell
-    saved = {key: os.environ.get(key) for key in server.env}
-    os.environ.update(server.env)
     out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = shell.main(list(argv))
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    with osc_shell.server_environment(server), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = shell.main(list(argv))
     return code, out.getvalue(), err.getvalue()
 
 
