@@ -14,7 +14,7 @@
 An editor (VS Code, Neovim's nvim-dap, Emacs' dape) talks the Debug
 Adapter Protocol to this package; the package talks to Heat only through
 :class:`heatclient_ext.v1.manager.BreakpointManager` and the watch's
-one-request refresh (:func:`heatclient_ext.terminal.reading.fetch`), like
+one-request refresh (:func:`heatclient_ext.v1.live.fetch`), like
 every other front end. Modules: :mod:`.framing` (the wire), :mod:`.arguments`
 (the requests' arguments, checked), :mod:`.lines`
 (template lines to resource paths), :mod:`.heat` (where Heat is, and the

@@ -18,7 +18,7 @@ over and into are ``breakpoint step``, step out arms the parent stack's
 next resources then releases, restart frame is ``breakpoint retry``,
 pause arms what has not started. The Debug Console takes the watch
 prompt's words
-(:func:`heatclient_ext.terminal.watch_session.parse_answer`), with the
+(:func:`heatclient_ext.v1.answers.parse_answer`), with the
 watch's meanings.
 """
 
@@ -26,8 +26,7 @@ from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext import exceptions
-from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import watch_session as watch
+from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import manager as bp_v1
 
 
@@ -175,46 +174,46 @@ class Control:
         """Do what the watch prompt would do; say what was done."""
         held = self.holds.sorted_rows()
         try:
-            verb, arg = watch.parse_answer(text, held)
-        except watch.AnswerError as exc:
+            verb, arg = answers.parse_answer(text, held)
+        except answers.AnswerError as exc:
             raise ControlError(exceptions.one_line(exc))
-        if verb == watch.STEP:
+        if verb == answers.STEP:
             rows = [r for r in held if r['resource'] == arg]
             self.resumed('step', rows)
             return _('stepped from %s') % _names(
                 self.manager.step(self.stack, arg))
-        if verb == watch.RELEASE:
+        if verb == answers.RELEASE:
             rows = [r for r in held if r['resource'] in arg]
             self.resumed(None, rows)
             self.release(rows)
             return _('released %s') % _names(rows)
-        if verb == watch.CONTINUE:
+        if verb == answers.CONTINUE:
             self.resumed(None, held)
             return _('released %s (continue); no breakpoint holds for the '
                      'rest of this operation') % _names(
                          self.manager.continue_(self.stack))
-        if verb == watch.TO:
+        if verb == answers.TO:
             self.resumed(None, [r for r in held if r['resource'] != arg])
             return _('running to %(to)s: released %(names)s') % {
                 'to': arg,
                 'names': _names(self.manager.continue_(self.stack, to=arg))}
-        if verb == watch.SET:
+        if verb == answers.SET:
             return _('%(name)s: %(result)s') % {
                 'name': arg, 'result': self.manager.set(self.stack, arg)}
-        if verb == watch.CLEAR:
+        if verb == answers.CLEAR:
             _rows, result = self.manager.clear(self.stack, arg)
             return _('cleared %(name)s (%(result)s)') % {
                 'name': arg, 'result': result}
-        if verb == watch.RETRY:
+        if verb == answers.RETRY:
             self.resumed(None, [r for r in held if r['resource'] == arg])
             self.retry(arg)
             return _('retrying %s') % arg
-        if verb == prompt.RETAIN:
+        if verb == answers.RETAIN:
             self.retain(arg)
             return _('retained %s') % arg
-        if verb == watch.HELP:
-            return '\n'.join(prompt.HELP_LINES)
-        if verb == watch.CANCEL:
+        if verb == answers.HELP:
+            return '\n'.join(answers.HELP_LINES)
+        if verb == answers.CANCEL:
             self.cancel()
             return _('cancelled')
         return _('use the editor\'s Stop or Disconnect to leave')

@@ -19,7 +19,7 @@ has yet to begin, nor while Heat is about to roll a failure back.
 
 import time
 
-from heatclient_ext.terminal import reading
+from heatclient_ext.v1 import live
 
 # After a cancel, how long the rollback may take to begin.
 EXPECT_TIMEOUT = 60
@@ -39,7 +39,7 @@ class OperationEnd:
         # (ROLLBACK for an update, DELETE for a create), and since when.
         self.expect = None
         self.expect_since = 0
-        self.rollback = reading.RollbackAhead(get_stack)
+        self.rollback = live.RollbackAhead(get_stack)
 
     def started(self) -> None:
         self.started_at = time.monotonic()

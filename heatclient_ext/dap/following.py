@@ -12,7 +12,7 @@
 """The operation a debug session follows, and how its end is told.
 
 A poller reads the watch's one-request refresh
-(:func:`heatclient_ext.terminal.reading.fetch`) every ``interval``
+(:func:`heatclient_ext.v1.live.fetch`) every ``interval``
 seconds: its held rows go to the session's :class:`.holds.Holds`, its
 latest events to the Debug Console, and the end of the operation (as
 :class:`.ending.OperationEnd` judges it) is ``exited`` then
@@ -25,7 +25,7 @@ import threading
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.terminal import watch_session as watch
+from heatclient_ext.v1 import live
 
 LOG = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class Following:
         session = self._session
         holds, manager, stack = session.holds, session.manager, session.stack
         generation = holds.generation
-        snap = watch.fetch(manager, stack)
+        snap = live.fetch(manager, stack)
         if generation != holds.generation:
             return None  # a release went out meanwhile: read again
         if snap is None:
@@ -80,13 +80,13 @@ class Following:
                 st = manager.get_stack(stack)
             except exceptions.USER_ERRORS:
                 return self.finish('DELETE_COMPLETE', '')
-            snap = watch.Snapshot(st.stack_name, st.id,
-                                  st.stack_status or '', [], {})
+            snap = live.Snapshot(st.stack_name, st.id,
+                                 st.stack_status or '', [], {})
         with holds.lock:
             if generation != holds.generation:
                 return None
             self._events(snap)
-            holds.update(watch.held_rows(snap), session.breakpoints.hits)
+            holds.update(live.held_rows(snap), session.breakpoints.hits)
         if session.end.ended(stack, snap.status):
             self.finish(snap.status, '')
         return snap
@@ -97,7 +97,7 @@ class Following:
             if key in self._seen_events:
                 continue
             self._seen_events.add(key)
-            self._session.say(watch.event_line(event))
+            self._session.say(live.event_line(event))
 
     def finish(self, status, reason) -> None:
         """The operation ended ``status``: say so, ``exited``, once."""

@@ -40,7 +40,7 @@ from heatclient_ext.dap import lines
 from heatclient_ext.dap import looking
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
-from heatclient_ext.terminal import prompt
+from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import fault_rules as faults
 from heatclient_ext.v1 import manager as bp_v1
 
@@ -463,7 +463,7 @@ class Session:
             raise RequestError(exceptions.one_line(exc))
         if what == bp_v1.CANCEL_DELETE:
             self.end.action = 'delete'
-        self.say(prompt.CANCELLED[what])
+        self.say(answers.CANCELLED[what])
 
     def on_disconnect(self, args) -> None:
         """Checked here; left once answered (:meth:`_answer`)."""

@@ -29,8 +29,8 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
-from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch_v1
+from heatclient_ext.v1 import live
 from heatclient_ext.v1 import manager as bp_v1
 
 DEFAULT_INTERVAL = 2.0
@@ -76,10 +76,10 @@ def add_interactive_option(parser) -> None:
 def add_reconnect_option(parser) -> None:
     parser.add_argument(
         '--reconnect-timeout', metavar='<seconds>', type=seconds_argument,
-        default=reading.RECONNECT_TIMEOUT,
+        default=live.RECONNECT_TIMEOUT,
         help=_('While Heat cannot be reached (a restart, a dropped '
                'connection), keep trying for this many seconds, then '
-               'exit 3 (default: %d)') % reading.RECONNECT_TIMEOUT)
+               'exit 3 (default: %d)') % live.RECONNECT_TIMEOUT)
 
 
 def _isatty(stream):
@@ -91,7 +91,7 @@ def _isatty(stream):
 
 def session(app, client, stack, nested_depth: typing.Optional[int] = None,
             interval=DEFAULT_INTERVAL, interactive=False,
-            reconnect_timeout=reading.RECONNECT_TIMEOUT):
+            reconnect_timeout=live.RECONNECT_TIMEOUT):
     """A :class:`watch_v1.Session` on the app's terminal."""
     out = app.stdout
     return watch_v1.Session(

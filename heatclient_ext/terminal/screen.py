@@ -14,12 +14,11 @@
 On a terminal, :func:`frame` is the whole screen, redrawn in place and
 cut to its height; for logs and pipes, :func:`change_line` is one line
 per change. :class:`Screen` holds what the session said and the notes
-about the last answer, so a redraw shows them again above the prompt.
+about the last answer, so a redraw shows them again above the answers.
 Nothing here reads Heat: it draws a :class:`.reading.Snapshot`.
 """
 
 import os
-import re
 import shutil
 import sys
 import textwrap
@@ -28,16 +27,15 @@ import time
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.printable import printable
-from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import reading
-from heatclient_ext.v1 import manager as bp_v1
+from heatclient_ext.v1 import answers
+from heatclient_ext.v1 import live
 
-STATES = reading.STATES
+STATES = live.STATES
 STATE_TITLES = {'waiting': _('waiting'), 'in_progress': _('in progress'),
                 'held': _('held'), 'complete': _('complete'),
                 'failed': _('failed')}
 BAR_WIDTH = 30
-EVENTS = reading.EVENTS
+EVENTS = live.EVENTS
 # Lines of the session's own answers kept on the redrawn screen.
 LOG_LINES = 6
 # Held resources listed on the screen (the count says how many more).
@@ -47,15 +45,9 @@ CLEAR_SCREEN = '\x1b[H\x1b[2J'
 
 # -- drawing ------------------------------------------------------------------
 
-def held_rows(snap) -> list:
-    """The held rows, by resource path (the prompt's order)."""
-    return sorted((row for row in snap.rows if row['state'] == bp_v1.HELD),
-                  key=lambda row: breakpoints.natural_key(row['resource']))
-
-
 def held_failures(snap) -> int:
-    return sum(1 for row in held_rows(snap)
-               if prompt.when(row) == breakpoints.FAILED)
+    return sum(1 for row in live.held_rows(snap)
+               if answers.when(row) == breakpoints.FAILED)
 
 
 def _clock(seconds) -> str:
@@ -83,19 +75,6 @@ def counts_text(progress, failed_held=0) -> str:
             text = '%s %s' % (text, _('(%d held)') % failed_held)
         texts.append(text)
     return '  '.join(texts)
-
-
-def _short_time(value) -> str:
-    # '2026-11-30T20:19:19Z' -> '20:19:19'
-    match = re.search(r'(\d\d:\d\d:\d\d)', value or '')
-    return match.group(1) if match else printable(value)
-
-
-def event_line(event) -> str:
-    return '%s  %s  %s_%s  %s' % (
-        _short_time(event.get('time')), printable(event.get('resource')),
-        printable(event.get('action')), printable(event.get('status')),
-        printable(event.get('reason')))
 
 
 def _wrap(line, width: int, indent='    '):
@@ -136,7 +115,7 @@ def held_lines(held, limit=HELD_LINES, deeper=0) -> list:
     for row in held[:limit]:
         lines.append('  %-*s  %-7s %s' % (
             column, printable(row['resource']), row['action'],
-            prompt.hold_text(row)))
+            answers.hold_text(row)))
     if len(held) > limit:
         lines.append('  %s' % (_('... and %d more') % (len(held) - limit)))
     if deeper:
@@ -149,7 +128,7 @@ def frame(snap, log=(), width: int = 100, height=None, notes=()):
     """The screen, as lines: header, bar, counts, held, events, log.
 
     ``notes``: lines said about the last answer (an error, the help),
-    kept above the prompt. Within ``height`` lines (one is left for the
+    kept above the answers. Within ``height`` lines (one is left for the
     prompt), what goes first is the oldest events, then the session's
     oldest lines, then held rows; the header always stays. Lines with
     names wrap between words rather than cut a name.
@@ -161,7 +140,7 @@ def frame(snap, log=(), width: int = 100, height=None, notes=()):
                      min(BAR_WIDTH, max(5, width - 20))),
                  counts_text(progress, held_failures(snap)), ''):
         top += _wrap(line, width)
-    held = held_rows(snap)
+    held = live.held_rows(snap)
     events = list(progress.get('events') or [])[-EVENTS:]
     log = list(log)[-LOG_LINES:]
     notes = list(notes)
@@ -173,7 +152,7 @@ def frame(snap, log=(), width: int = 100, height=None, notes=()):
             lines += _wrap(line, width)
         if events:
             lines += ['', _('Latest events:')]
-            lines += [_cut('  ' + event_line(event), width)
+            lines += [_cut('  ' + live.event_line(event), width)
                       for event in events]
         if log:
             lines += ['', _('This session:')]
@@ -203,7 +182,7 @@ def frame(snap, log=(), width: int = 100, height=None, notes=()):
 def change_line(snap) -> str:
     """One line saying where the operation is (for logs, not terminals)."""
     progress = snap.progress or {}
-    held = held_rows(snap)
+    held = live.held_rows(snap)
     text = '%s %s %s | %s' % (
         printable(snap.stack_name), snap.status,
         _('%(done)d of %(total)d done') % {
@@ -266,7 +245,7 @@ class Screen:
         self.write('%s\n' % text)
 
     def note(self, text) -> None:
-        """A line about the last answer, kept above the prompt."""
+        """A line about the last answer, kept above the answers."""
         self.notes.append(str(text))
         if not self.redraw:
             self.write('%s\n' % text)
@@ -289,10 +268,10 @@ class Screen:
         if self.redraw:
             size = self.size()
             if held:
-                ask = prompt.prompt_text(held, size.columns) + typed
+                ask = answers.prompt_text(held, size.columns) + typed
             else:
                 # What was typed at a prompt a redraw took away stays.
-                ask = prompt.IDLE_PROMPT + typed if typed else ''
+                ask = answers.IDLE_PROMPT + typed if typed else ''
             # the prompt's own lines are kept free at the bottom
             rows = max(1, -(-(len(ask) + 1) // max(1, size.columns)))
             lines = frame(snap, self.log, size.columns,
@@ -304,7 +283,7 @@ class Screen:
             self._last_line = line
             self.prompted = None
             self.out.write('%s %s\n' % (time.strftime('%H:%M:%S'), line))
-        if held and self.prompted != prompt.prompt_text(held):
-            self.prompted = prompt.prompt_text(held)
+        if held and self.prompted != answers.prompt_text(held):
+            self.prompted = answers.prompt_text(held)
             self.out.write(self.prompted)
         self.out.flush()

@@ -9,7 +9,7 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""A running operation, watched live and driven from one prompt.
+"""A running operation, watched live and driven from one answers.
 
 ``openstack stack breakpoint watch`` (and ``--interactive``) lives here,
 apart from the cliff command so that each piece tests alone: what one
@@ -28,42 +28,42 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
 from heatclient_ext.terminal import keyboard
-from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import screen
+from heatclient_ext.v1 import answers
+from heatclient_ext.v1 import live
 from heatclient_ext.v1 import manager as bp_v1
 
-STATES = reading.STATES
-EVENTS = reading.EVENTS
+STATES = live.STATES
+EVENTS = live.EVENTS
 #: The exit codes of ``watch`` (README "Exit codes"): the operation
 #: completed, or the session was left with q or at the end of its input;
 #: the operation failed; Heat could not be reached for the reconnect
 #: timeout; Ctrl-C. A command refused (an unknown stack) exits 1 too.
 EXIT_COMPLETE, EXIT_FAILED, EXIT_UNREACHABLE, EXIT_INTERRUPTED = 0, 1, 3, 130
 
-PROMPT_HELP = prompt.PROMPT_HELP
-FALLBACK_NOTE = reading.FALLBACK_NOTE
+PROMPT_HELP = answers.PROMPT_HELP
+FALLBACK_NOTE = live.FALLBACK_NOTE
 RESUME = 'openstack stack breakpoint watch -i %s'
 
 # What other modules and older callers take from here.
-Snapshot = reading.Snapshot
-fetch = reading.fetch
-fetch_without_view = reading.fetch_without_view
-AnswerError = prompt.AnswerError
-parse_answer = prompt.parse_answer
-prompt_text = prompt.prompt_text
-_names = prompt.names_text
+Snapshot = live.Snapshot
+fetch = live.fetch
+fetch_without_view = live.fetch_without_view
+AnswerError = answers.AnswerError
+parse_answer = answers.parse_answer
+prompt_text = answers.prompt_text
+_names = answers.names_text
 Screen = screen.Screen
-held_rows = screen.held_rows
+held_rows = live.held_rows
 frame = screen.frame
 change_line = screen.change_line
-event_line = screen.event_line
+event_line = live.event_line
 bar = screen.bar
 terminal_size = screen.terminal_size
 (STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP,
- QUIT) = (prompt.STEP, prompt.RELEASE, prompt.CONTINUE, prompt.TO,
-          prompt.SET, prompt.CLEAR, prompt.RETRY, prompt.CANCEL,
-          prompt.HELP, prompt.QUIT)
+ QUIT) = (answers.STEP, answers.RELEASE, answers.CONTINUE, answers.TO,
+          answers.SET, answers.CLEAR, answers.RETRY, answers.CANCEL,
+          answers.HELP, answers.QUIT)
 
 
 # -- why a hold went -----------------------------------------------------
@@ -93,7 +93,7 @@ class Session:
     def __init__(self, client, stack, out, stdin=None, nested_depth=None,
                  interval=2.0, interactive=False, redraw=False,
                  sleep=time.sleep,
-                 reconnect_timeout=reading.RECONNECT_TIMEOUT,
+                 reconnect_timeout=live.RECONNECT_TIMEOUT,
                  clock=time.monotonic, size=None) -> None:
         self.client = client
         self.manager = bp_v1.BreakpointManager(client)
@@ -103,17 +103,17 @@ class Session:
         self.interactive = interactive
         self.redraw = redraw
         self.sleep = sleep
-        self.reconnect = reading.Reconnect(reconnect_timeout, clock)
+        self.reconnect = live.Reconnect(reconnect_timeout, clock)
         self.screen = Screen(out, redraw, size or (lambda: terminal_size(out)))
         self.keys = self.screen.keys = keyboard.LineReader(
             stdin, echo=self.screen.echo)
         self.say = self.screen.say
-        self.view = reading.Reader(client, stack, nested_depth, self.say)
+        self.view = live.Reader(client, stack, nested_depth, self.say)
         self.cancelled = False
         self._named = None
         self._seen_running = False
         self._running = None  # the status of the operation followed
-        self.rollback = reading.RollbackAhead(
+        self.rollback = live.RollbackAhead(
             lambda stack: self.manager.get_stack(stack), clock)
 
     def show(self, snap, held=()) -> None:
@@ -136,7 +136,7 @@ class Session:
         """A snapshot, or None after waiting for Heat to answer again."""
         try:
             snap = self.refresh()
-        except reading.UNREACHABLE as exc:
+        except live.UNREACHABLE as exc:
             wait = self.reconnect.failed(exc)
             self._show_reconnecting()
             self.sleep(wait)
@@ -162,7 +162,7 @@ class Session:
             self.out.write('\n')
             self.say(self._left_text(_('interrupted'), fresh=False))
             return EXIT_INTERRUPTED
-        except reading.GaveUp as exc:
+        except live.GaveUp as exc:
             if self.redraw or self.interactive:
                 self.out.write('\n')
             self.say(_('%(why)s; %(left)s') % {
@@ -251,7 +251,7 @@ class Session:
         if held:
             return _('%(how)s: the operation stays held at %(held)s; run '
                      '"%(resume)s" to resume') % {
-                         'how': how, 'held': prompt.names_text(
+                         'how': how, 'held': answers.names_text(
                              [row['resource'] for row in held]),
                          'resume': RESUME % printable(snap.stack_name)}
         return _('%s: the operation is untouched') % how
@@ -265,7 +265,7 @@ class Session:
         reason = ''
         try:
             reason = self.manager.get_stack(self.stack).stack_status_reason
-        except exceptions.USER_ERRORS + reading.UNREACHABLE:
+        except exceptions.USER_ERRORS + live.UNREACHABLE:
             pass
         self.say(_('Stack %(name)s %(status)s: %(reason)s') % {
             'name': printable(snap.stack_name), 'status': status,
@@ -288,7 +288,7 @@ class Session:
         except exceptions.USER_ERRORS as exc:
             self.screen.note(_('error: %s') % printable(
                 exceptions.one_line(exc)))
-        except reading.UNREACHABLE as exc:
+        except live.UNREACHABLE as exc:
             self.screen.note(_('error: cannot reach Heat (%s): the answer '
                                'may not have been sent')
                              % exceptions.one_line(exc))
@@ -301,7 +301,7 @@ class Session:
         held = held_rows(snap)
         if not snap.status.endswith('_IN_PROGRESS'):
             # Said, not dropped: the loop then says how it ended.
-            raise prompt.AnswerError(
+            raise answers.AnswerError(
                 _('the operation ended (%(status)s) before %(answer)s was '
                   'sent') % {'status': snap.status,
                              'answer': '"%s"' % printable(line.strip())
@@ -315,11 +315,11 @@ class Session:
                 self._follow(snap, held)
                 return None
             held = rows + [row for row in held if row is not rows[0]]
-        answer = prompt.parse_answer(line, held)
+        answer = answers.parse_answer(line, held)
         if answer.verb == QUIT:
             return QUIT
         if answer.verb == HELP:
-            for text in prompt.HELP_LINES:
+            for text in answers.HELP_LINES:
                 self.screen.note(text)
             return HELP
         self._do(answer, held)
@@ -340,14 +340,14 @@ class Session:
             rows = self.manager.continue_(self.stack)
             self.say(_('released %(names)s (continue); no breakpoint '
                        'holds for the rest of this operation') % {
-                           'names': prompt.names_text(
+                           'names': answers.names_text(
                                [r['resource'] for r in rows])})
         elif verb == TO:
             rows = self.manager.continue_(self.stack, to=arg)
             self.say(_('running to %(to)s: released %(names)s') % {
                 'to': printable(arg),
-                'names': prompt.names_text([r['resource'] for r in rows])})
-        elif verb == prompt.RETAIN:
+                'names': answers.names_text([r['resource'] for r in rows])})
+        elif verb == answers.RETAIN:
             self.manager.retain(self.stack, arg)
             self.say(_('retained %s: Heat forgets it, the delete goes on')
                      % printable(arg))
@@ -380,7 +380,7 @@ class Session:
         """
         what, released = self.manager.cancel(self.stack, held)
         self.cancelled = True
-        self.say(prompt.CANCELLED[what])
+        self.say(answers.CANCELLED[what])
         # Every hold seen at the cancel ended with it: released here, or
         # let go by the cancel before this release came (the manager
         # then leaves it out of ``released``). The engine's events say

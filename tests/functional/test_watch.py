@@ -27,8 +27,8 @@ from unittest import mock
 
 import requests
 
-from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch_v1
+from heatclient_ext.v1 import live
 from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import test_engine
@@ -196,7 +196,7 @@ def test_ctrl_c_exits_130_and_leaves_the_operation_held(heat_server, heat,
 def test_watch_works_without_the_view(heat_server, heat, stack_name):
     test_engine.create(heat, stack_name, 'nodes.yaml')
     utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    with mock.patch.object(reading, 'fetch', return_value=None):
+    with mock.patch.object(live, 'fetch', return_value=None):
         code, out, err = watch(heat_server, stack_name)
     assert code == 0, (err, out)
     lines = out.splitlines()

@@ -22,7 +22,7 @@ import pytest
 
 from heat_breakpoint.model import protocol
 from heatclient_ext.dap import session as dap_session
-from heatclient_ext.terminal import watch_session as watch
+from heatclient_ext.v1 import live
 
 TEMPLATE = '''\
 heat_template_version: 2018-08-31
@@ -167,14 +167,14 @@ def test_continue_keeps_other_breakpoints_armed(sess):
 def test_a_refresh_read_before_a_release_is_dropped(sess):
     _running(sess)
     _hold(sess, [_row('a')])
-    stale = watch.Snapshot('s', '1', 'CREATE_IN_PROGRESS', [_row('a')], {})
+    stale = live.Snapshot('s', '1', 'CREATE_IN_PROGRESS', [_row('a')], {})
 
     def fetch(client, stack):
         # The editor's continue lands while this request is out.
         _answer(sess, 'continue', threadId=sess.holds.threads['a'])
         return stale
 
-    with mock.patch.object(watch, 'fetch', fetch):
+    with mock.patch.object(live, 'fetch', fetch):
         assert sess.following.refresh() is None
     assert sess.holds.held == {}
     assert len(_events(sess, 'stopped')) == 1
@@ -183,11 +183,11 @@ def test_a_refresh_read_before_a_release_is_dropped(sess):
 def test_the_end_of_the_operation_is_exited_then_terminated(sess):
     _running(sess)
     sess.end.seen_running = True
-    done = watch.Snapshot('s', '1', 'CREATE_FAILED', [], {'events': [
+    done = live.Snapshot('s', '1', 'CREATE_FAILED', [], {'events': [
         {'time': '2026-01-01T10:00:00Z', 'resource': 'a',
          'action': 'CREATE', 'status': 'FAILED', 'reason': 'boom'}]})
     sess.manager.get_stack.return_value.stack_status_reason = 'boom'
-    with mock.patch.object(watch, 'fetch', return_value=done) as fetch:
+    with mock.patch.object(live, 'fetch', return_value=done) as fetch:
         sess.following.refresh()
     fetch.assert_called_once()
     names = [m['event'] for m in sess.sent if m.get('type') == 'event']

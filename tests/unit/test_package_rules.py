@@ -281,6 +281,33 @@ def test_front_ends_talk_to_heat_through_the_api_only():
     assert found == []
 
 
+def imported(tree):
+    """Every module name an import statement of ``tree`` names."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield node.lineno, [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.lineno, [node.module] + [
+                '%s.%s' % (node.module, alias.name) for alias in node.names]
+
+
+def cross_imports(relative, tree, other):
+    """Where ``tree`` imports a module of the front end ``other``."""
+    prefix = 'heatclient_ext.%s' % other
+    return ['%s:%d %s' % (relative, line, name)
+            for line, names in imported(tree) for name in names
+            if name == prefix or name.startswith(prefix + '.')]
+
+
+def test_the_terminal_and_the_editor_import_nothing_of_each_other():
+    """What both need to follow an operation is the client API's (v1)."""
+    found = []
+    for mine, other in (('terminal', 'dap'), ('dap', 'terminal')):
+        for relative, tree in modules(CLIENT / mine):
+            found += cross_imports(relative, tree, other)
+    assert found == []
+
+
 # -- the scans themselves ----------------------------------------------------
 
 @pytest.mark.parametrize('source', [
@@ -362,3 +389,16 @@ def test_the_scan_lets_a_module_use_its_own_and_gettext():
         'from heat_breakpoint._i18n import _'))
     assert not private_names_imported('db/tables.py', ast.parse(
         'from heat_breakpoint.db import tables\ntables._ready_engines'))
+
+
+@pytest.mark.parametrize('source, found', [
+    ('from heatclient_ext.terminal import screen', True),
+    ('from heatclient_ext import terminal', True),
+    ('from heatclient_ext import terminals', False),
+    ('import heatclient_ext.terminal.screen as s', True),
+    ('def f():\n    from heatclient_ext.terminal import keyboard', True),
+    ('from heatclient_ext.v1 import live', False),
+])
+def test_the_scan_sees_a_front_end_import_another(source, found):
+    assert bool(cross_imports('dap/x.py', ast.parse(source),
+                              'terminal')) is found

@@ -22,9 +22,9 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.engine import progress as progress_engine
-from heatclient_ext.terminal import prompt
-from heatclient_ext.terminal import reading
 from heatclient_ext.terminal import watch_session as watch
+from heatclient_ext.v1 import answers as console_answers
+from heatclient_ext.v1 import live
 
 
 def row(name, state='held', breakpoint='node_*'):
@@ -162,7 +162,7 @@ def session(shots, answers='', interactive=False):
             raise shot
         return shot
 
-    return sess, out, mock.patch.object(reading, 'fetch', side_effect=fetch)
+    return sess, out, mock.patch.object(live, 'fetch', side_effect=fetch)
 
 
 def test_exit_0_on_complete_and_one_line_per_change():
@@ -211,7 +211,7 @@ def test_a_failure_heat_rolls_back_is_followed_to_the_rollback_end():
 @pytest.mark.parametrize('reason,seen_running,reads', [
     # the rollback did not begin in time (a second a read): final
     ('Resource CREATE failed: boom', True, 2 + int(
-        reading.ROLLBACK_BEGINS)),
+        live.ROLLBACK_BEGINS)),
     # a cancel without rollback never rolls back
     ('Stack UPDATE cancelled', True, 2),
     # a stack that had already failed when the session began
@@ -394,15 +394,16 @@ def failed_row(name='flaky', why='Error: resources.flaky: Test Resource '
 
 
 def test_enter_retries_a_failure_and_steps_the_others():
-    assert tuple(prompt.parse_answer('', [failed_row()])) == (
+    assert tuple(console_answers.parse_answer('', [failed_row()])) == (
         'retry', 'flaky')
     after = dict(row('node_1'), when='after')
-    assert tuple(prompt.parse_answer('', [after])) == ('step', 'node_1')
-    assert 'Enter: retry it' in prompt.prompt_text([failed_row()])
-    assert prompt.prompt_text([failed_row()]).startswith(
+    assert tuple(console_answers.parse_answer('', [after])) == (
+        'step', 'node_1')
+    assert 'Enter: retry it' in console_answers.prompt_text([failed_row()])
+    assert console_answers.prompt_text([failed_row()]).startswith(
         'flaky failed. Retry it?')
-    assert 'Enter: step on' in prompt.prompt_text([after])
-    assert 'Enter: step it' in prompt.prompt_text(HELD)
+    assert 'Enter: step on' in console_answers.prompt_text([after])
+    assert 'Enter: step it' in console_answers.prompt_text(HELD)
 
 
 @pytest.mark.parametrize('text,expected', [
@@ -412,13 +413,13 @@ def test_enter_retries_a_failure_and_steps_the_others():
     ('help', ('help', None)),
 ])
 def test_retry_and_help_answers(text, expected):
-    assert tuple(prompt.parse_answer(text, [failed_row()] + HELD)) == \
-        expected
+    assert tuple(console_answers.parse_answer(
+        text, [failed_row()] + HELD)) == expected
 
 
 def test_retry_alone_needs_exactly_one_failure():
-    with pytest.raises(prompt.AnswerError, match='"retry" takes the'):
-        prompt.parse_answer('retry', HELD)
+    with pytest.raises(console_answers.AnswerError, match='"retry" takes the'):
+        console_answers.parse_answer('retry', HELD)
 
 
 def test_a_held_failure_shows_its_error_and_counts_as_failed():
@@ -432,11 +433,11 @@ def test_a_held_failure_shows_its_error_and_counts_as_failed():
 
 def test_close_matches_come_closest_first_in_natural_order():
     held = [row('node_%d' % index) for index in (1, 2, 3, 4)]
-    with pytest.raises(prompt.AnswerError) as caught:
-        prompt.parse_answer('node_9', held)
+    with pytest.raises(console_answers.AnswerError) as caught:
+        console_answers.parse_answer('node_9', held)
     assert 'did you mean node_1, node_2, node_3?' in str(caught.value)
-    with pytest.raises(prompt.AnswerError) as caught:
-        prompt.parse_answer('nod_3', held)
+    with pytest.raises(console_answers.AnswerError) as caught:
+        console_answers.parse_answer('nod_3', held)
     assert 'did you mean node_3, node_1' in str(caught.value)
 
 
@@ -507,7 +508,7 @@ def test_unreachable_heat_is_waited_for_then_given_up_on():
     sess, out, patched = session([snap(), refused, refused, snap()] +
                                  [refused] * 40)
     sess.sleep = sleep
-    sess.reconnect = reading.Reconnect(10, clock=lambda: now[0])
+    sess.reconnect = live.Reconnect(10, clock=lambda: now[0])
     with patched:
         assert sess.run() == watch.EXIT_UNREACHABLE
     text = out.getvalue()
@@ -519,7 +520,7 @@ def test_unreachable_heat_is_waited_for_then_given_up_on():
 
 def test_backoff_doubles_up_to_the_longest_wait():
     now = [0.0]
-    again = reading.Reconnect(60, clock=lambda: now[0])
+    again = live.Reconnect(60, clock=lambda: now[0])
     waits = []
     for _try in range(6):
         waits.append(again.failed(OSError('down')))
@@ -654,7 +655,7 @@ def test_holds_deeper_than_the_depth_watched_are_said():
 
 
 def test_retain_takes_one_resource():
-    from heatclient_ext.terminal import prompt as bp_prompt
+    from heatclient_ext.v1 import answers as bp_prompt
     held = [{'resource': 'data', 'when': 'failed', 'action': 'DELETE'}]
     assert bp_prompt.parse_answer('retain data', held) == (
         bp_prompt.RETAIN, 'data')

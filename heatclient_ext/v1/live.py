@@ -31,8 +31,10 @@ import typing
 from heatclient import exc as heat_exc
 from keystoneauth1 import exceptions as ks_exc
 
+from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.printable import printable
 from heatclient_ext.v1 import manager as bp_v1
 
 STATES = ('waiting', 'in_progress', 'held', 'complete', 'failed')
@@ -338,3 +340,22 @@ class Reader:
             snap = snap._replace(deeper=self._held_deeper(snap))
         self.snap = snap = self.totals.apply(snap)
         return snap
+
+
+def held_rows(snap) -> list:
+    """The held rows, by resource path (the prompt's order)."""
+    return sorted((row for row in snap.rows if row['state'] == bp_v1.HELD),
+                  key=lambda row: breakpoints.natural_key(row['resource']))
+
+
+def _short_time(value) -> str:
+    # '2026-11-30T20:19:19Z' -> '20:19:19'
+    match = re.search(r'(\d\d:\d\d:\d\d)', value or '')
+    return match.group(1) if match else printable(value)
+
+
+def event_line(event) -> str:
+    return '%s  %s  %s_%s  %s' % (
+        _short_time(event.get('time')), printable(event.get('resource')),
+        printable(event.get('action')), printable(event.get('status')),
+        printable(event.get('reason')))
