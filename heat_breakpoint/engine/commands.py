@@ -34,6 +34,7 @@ from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import reasons
@@ -112,9 +113,9 @@ def _inner_stack(rsrc):
     if nested is not None:
         return nested
     try:
-        return rsrc._parse_nested_stack(
-            '%s-%s' % (rsrc.stack.name, rsrc.name), rsrc.child_template(),
-            rsrc.child_params())
+        return heat_internals.parse_nested_stack(
+            rsrc, '%s-%s' % (rsrc.stack.name, rsrc.name),
+            rsrc.child_template(), rsrc.child_params())
     except Exception as exc:
         LOG.info('Cannot read the nested template of %s yet: %s',
                  rsrc.name, exc)

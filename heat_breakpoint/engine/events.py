@@ -20,6 +20,7 @@ from heat.engine import event as heat_event
 from heat.objects import resource_properties_data as rpd_objects
 
 from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import inputs
 
 
@@ -59,7 +60,7 @@ def _dispatch(stack, ev) -> None:
 
 def add_event(rsrc, action, status, reason, stock_add_event) -> None:
     """Heat's resource event, with hidden parameter values masked."""
-    props = rsrc._stored_properties_data
+    props = heat_internals.stored_properties(rsrc)
     if props and facts.own_breakpoints(rsrc.stack):
         masked = inputs.mask(props, inputs.hidden_values(rsrc.stack))
         if masked is not props and masked != props:

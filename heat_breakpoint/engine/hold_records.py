@@ -28,6 +28,7 @@ from heat.common import timeutils as heat_timeutils
 from heat.objects import resource as resource_objects
 
 from heat_breakpoint.db import resource_data
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.model import breakpoints
 
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
@@ -46,8 +47,9 @@ def data(rsrc) -> dict:
     Heat's own ``data_set`` and ``data_delete`` drop what is kept.
     """
     found = rsrc.data()
-    if not found and rsrc._data is None and rsrc.id is not None:
-        rsrc._data = {}
+    if not found and heat_internals.cached_data(rsrc) is None and \
+            rsrc.id is not None:
+        heat_internals.keep_data(rsrc, {})
     return found
 
 
@@ -97,9 +99,9 @@ def set_state(rsrc, action, status, reason, atomic=True) -> bool:
     if atomic:
         if not resource_objects.Resource.select_and_update_by_id(
                 rsrc.context, rsrc.id, values, expected_engine_id=None,
-                atomic_key=rsrc._atomic_key):
+                atomic_key=heat_internals.row_version(rsrc)):
             return False
-        rsrc._incr_atomic_key(rsrc._atomic_key)
+        heat_internals.row_written(rsrc, heat_internals.row_version(rsrc))
     else:
         resource_objects.Resource.update_by_id(rsrc.context, rsrc.id,
                                                values)

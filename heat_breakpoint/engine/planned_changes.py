@@ -51,6 +51,7 @@ from heat.engine import template as heat_template
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import inputs
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import template_secrets
@@ -409,7 +410,8 @@ def _hold_removed(rsrc, check, template_id) -> None:
     rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
     if rule is None or not _removed(rsrc, template_id):
         return
-    values = _masking(rsrc).values(rsrc._stored_properties_data or {})
+    values = _masking(rsrc).values(
+        heat_internals.stored_properties(rsrc) or {})
     planned = change(REMOVE, {key: {'old': value, 'new': None}
                               for key, value in sorted(values.items())})
     _park(rsrc, check, 'DELETE', rule, breakpoints.CHANGED, planned,

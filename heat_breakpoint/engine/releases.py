@@ -41,6 +41,7 @@ from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine import events
 from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.engine import lost_releases
 from heat_breakpoint.engine import outcomes
@@ -86,7 +87,7 @@ def _run_to_targets(stack) -> str:
 
 def release(rsrc, details) -> None:
     """Called after Heat cleared a hook flag for a resource signal."""
-    rsrc._data = None
+    heat_internals.keep_data(rsrc, None)
     record = hold_records.record_of(rsrc)
     if record is None or record['hook'] != details.get('unset_hook'):
         return  # a plain native hook: stock Heat has done everything

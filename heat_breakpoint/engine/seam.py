@@ -185,6 +185,21 @@ def _check_heat(resource_cls, stack_cls, service_cls,
         raise IncompatibleHeat(
             'CheckResource.retrigger_check_resource is missing')
     _check_remote_stack()
+    _check_internals(resource_cls)
+
+
+def _check_internals(resource_cls) -> None:
+    """Heat's private names the plugin uses (:mod:`.heat_internals`)."""
+    import importlib
+
+    from heat_breakpoint.engine import heat_internals
+    for path, methods in heat_internals.METHODS.items():
+        module, name = path.rsplit('.', 1)
+        _check_methods(getattr(importlib.import_module(module), name),
+                       methods)
+    missing = heat_internals.missing_attributes(resource_cls)
+    if missing:
+        raise IncompatibleHeat('%s no longer set' % ', '.join(missing))
 
 
 def _check_remote_stack() -> None:

@@ -34,6 +34,7 @@ from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import commands
 from heat_breakpoint.engine import decision
 from heat_breakpoint.engine import facts
+from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import parking
 from heat_breakpoint.engine import releases
 from heat_breakpoint.engine import rpc_policy
@@ -78,7 +79,7 @@ def take(service, cnxt, stack_identity, resource_name, details, sync_call,
         if held is not None:
             # As Heat's own resource_signal does, for the held one (which
             # keeps only a weak reference to ``stack``).
-            held._signal_check_action()
+            heat_internals.check_signal_action(held)
             held.signal(details)
             return None
         return stock(service, cnxt, stack_identity, resource_name, details,
@@ -119,8 +120,8 @@ def _held_namesake(service, cnxt, stack_identity, name):
         return None, None  # Heat picks the held one itself
     LOG.info('Releasing %(name)s (id %(id)s), not its namesake', {
         'name': name, 'id': held[0]})
-    return stack, stack._resource_from_db_resource(
-        resource_objects.Resource.get_obj(cnxt, held[0]))
+    return stack, heat_internals.resource_of_row(
+        stack, resource_objects.Resource.get_obj(cnxt, held[0]))
 
 
 def _command(service, cnxt, stack_identity, resource_name, details):

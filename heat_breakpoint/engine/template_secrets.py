@@ -45,6 +45,8 @@ from heat.engine.hot import functions as hot_functions
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
+from heat_breakpoint.engine import heat_internals
+
 LOG = logging.getLogger(__name__)
 
 #: The path of a whole value.
@@ -376,7 +378,7 @@ def for_stack(stack) -> Secrecy:
     if parent is None or stack is None:
         return Secrecy(stack)
     try:
-        outer = for_stack(parent._stack())
+        outer = for_stack(heat_internals.stack_of(parent))
         return outer.inherited(parent.name, stack)
     except Exception as exc:  # the parent is gone: all of it
         LOG.debug('Masking all of stack %s: its parent cannot be read: %s',

@@ -54,3 +54,36 @@ def test_exact_lists_stay_exact():
         seam._check_methods(Heat27Stack, {
             'converge_stack': ('self', 'template', 'action', 'new_stack',
                                'pre_converge')})
+
+
+class Resource:
+    def __init__(self):
+        self._data = None
+        self._atomic_key = None
+        self._stored_properties_data = None
+
+
+class RenamedCache(Resource):
+    def __init__(self):
+        self._cached_data = None
+        self._atomic_key = None
+        self._stored_properties_data = None
+
+
+def test_heats_private_attributes_are_checked_at_install():
+    from heat_breakpoint.engine import heat_internals
+    assert heat_internals.missing_attributes(Resource) == []
+    assert heat_internals.missing_attributes(RenamedCache) == [
+        'RenamedCache._data']
+    with pytest.raises(seam.IncompatibleHeat, match='RenamedCache._data'):
+        seam._check_internals(RenamedCache)
+
+
+def test_heats_private_methods_are_checked_at_install(monkeypatch):
+    from heat.engine import resource
+
+    def renamed(self, key):
+        pass
+    monkeypatch.setattr(resource.Resource, '_incr_atomic_key', renamed)
+    with pytest.raises(seam.IncompatibleHeat, match='_incr_atomic_key'):
+        seam._check_internals(resource.Resource)

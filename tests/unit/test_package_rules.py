@@ -308,6 +308,45 @@ def test_the_terminal_and_the_editor_import_nothing_of_each_other():
     assert found == []
 
 
+#: Where the plugin may name Heat's private attributes: the seam, and the
+#: adapter it checks at install. The local server's own modules (server/)
+#: are not the plugin.
+HEAT_PRIVATE_ALLOWED = ('engine/seam.py', 'engine/heat_internals.py')
+
+
+def heat_private_names(relative, tree) -> list:
+    """``rsrc._data``: a private name of Heat's objects, by their names."""
+    heat_objects = HEAT_OBJECTS - _modules_imported(tree)
+    return ['%s:%d %s.%s' % (relative, node.lineno, node.value.id, node.attr)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and
+            isinstance(node.value, ast.Name) and
+            node.value.id in heat_objects and node.attr.startswith('_') and
+            not node.attr.startswith('__')]
+
+
+def test_heats_private_names_only_in_the_seam():
+    found = []
+    for relative, tree in modules():
+        if relative in HEAT_PRIVATE_ALLOWED or relative.startswith(
+                'server/'):
+            continue
+        found += heat_private_names(relative, tree)
+    assert found == []
+
+
+@pytest.mark.parametrize('source, found', [
+    ('rsrc._data = None', True),
+    ('x = stack._resource_from_db_resource(row)', True),
+    ('parent._stack()', True),
+    ('rsrc.data()', False),
+    ('rsrc.__class__', False),
+    ('import stack\nstack._private()', False),
+])
+def test_the_scan_sees_a_heat_private_name(source, found):
+    assert bool(heat_private_names('x.py', ast.parse(source))) is found
+
+
 # -- the scans themselves ----------------------------------------------------
 
 @pytest.mark.parametrize('source', [
