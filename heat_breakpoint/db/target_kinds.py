@@ -20,6 +20,8 @@ a later command can tell a cleared ``set`` from a cleared breakpoint.
 Pure string work: it reads as it is, without Heat.
 """
 
+from heat_breakpoint.model import kinds
+
 CONTINUE = 'continue'
 RUN_TO = 'to'
 STEP = 'step'
@@ -31,7 +33,7 @@ CANCEL = 'cancel'
 # one the kind it had (``clear:set``). Both fit the kind column.
 _WHEN_MARK, _ORIGIN_MARK = '@', ':'
 _KIND_LENGTH = 16
-BEFORE = 'before'
+BEFORE = kinds.BEFORE.when
 _DEPTH_MARK = '@'
 
 

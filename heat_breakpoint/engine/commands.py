@@ -37,6 +37,7 @@ from heat_breakpoint.engine import facts
 from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.engine import hold_records
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 
@@ -58,8 +59,7 @@ DISARMED = 'disarmed'
 RUNNING_TO = 'running to'
 RUNNING = 'running'
 # Holds that come before the action: too late once it runs.
-BEFORE_WHENS = (breakpoints.BEFORE, breakpoints.CHANGED,
-                breakpoints.REPLACED)
+BEFORE_WHENS = kinds.BEFORE_ACTION_WHENS
 
 
 def _refuse(message: str):

@@ -37,6 +37,7 @@ from oslo_log import log as logging
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import reasons
 
 if typing.TYPE_CHECKING:  # pragma: no cover
@@ -54,8 +55,8 @@ _SOURCES = {target_kinds.SET: SET, target_kinds.STEP: STEP,
 
 ROLLBACK = 'ROLLBACK'
 # Holds once the action is over, and holds on what an update plans.
-_DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
-_PLANNED_WHENS = (breakpoints.CHANGED, breakpoints.REPLACED)
+_DONE_WHENS = kinds.DONE_WHENS
+_PLANNED_WHENS = kinds.PLANNED_WHENS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,13 +30,14 @@ from heat.objects import resource as resource_objects
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 
 PRE_HOOKS = {'CREATE': 'pre-create', 'UPDATE': 'pre-update',
              'DELETE': 'pre-delete'}
 IN_PROGRESS = 'IN_PROGRESS'
 # Holds once the action is over (its data has a ``when`` of these): the
 # resource keeps its state, a post-* hook flag releases it.
-DONE_WHENS = (breakpoints.AFTER, breakpoints.FAILED)
+DONE_WHENS = kinds.DONE_WHENS
 
 
 def data(rsrc) -> dict:

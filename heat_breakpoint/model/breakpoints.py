@@ -30,28 +30,27 @@ import dataclasses
 import fnmatch
 import typing
 
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import resource_names
 
 SECTION = 'breakpoints'
-ACTIONS = ('create', 'update', 'delete')
-DEFAULT_ACTIONS = ('create', 'update')
+ACTIONS = kinds.ACTIONS
+DEFAULT_ACTIONS = kinds.DEFAULT_ACTIONS
 
-#: When a breakpoint holds its resource, relative to the resource's action:
-#: before it starts (the spec's breakpoint), after it completed, when it
-#: failed, or before an update that changes (in place or by replacement)
-#: or replaces it.
+#: When a breakpoint holds its resource, relative to the resource's action
+#: (:mod:`.kinds` says what each means).
 BEFORE, AFTER, FAILED, CHANGED, REPLACED = (
-    'before', 'after', 'failed', 'changed', 'replaced')
-WHENS = (BEFORE, AFTER, FAILED, CHANGED, REPLACED)
+    kinds.BEFORE.when, kinds.AFTER.when, kinds.FAILED.when,
+    kinds.CHANGED.when, kinds.REPLACED.when)
+WHENS = kinds.whens()
 #: The actions each kind of hold can apply to, and its default actions.
-WHEN_ACTIONS = {BEFORE: ACTIONS, AFTER: ACTIONS, FAILED: ACTIONS,
-                CHANGED: ('update',), REPLACED: ('update',)}
-WHEN_DEFAULT_ACTIONS = {BEFORE: DEFAULT_ACTIONS, AFTER: DEFAULT_ACTIONS,
-                        FAILED: DEFAULT_ACTIONS, CHANGED: ('update',),
-                        REPLACED: ('update',)}
+WHEN_ACTIONS = {kind.when: kind.actions for kind in kinds.KINDS}
+WHEN_DEFAULT_ACTIONS = {kind.when: kind.default_actions
+                        for kind in kinds.KINDS}
 #: Stock Heat hook prefixes for the kinds it has (pre-*, post-*); the
 #: other kinds exist only with the engine plugin.
-_HOOK_PREFIX = {BEFORE: 'pre-', AFTER: 'post-'}
+_HOOK_PREFIX = {kind.when: kind.hook_prefix for kind in kinds.KINDS
+                if kind.hook_prefix}
 MAX_BREAKPOINTS = 200
 MAX_NAME_LENGTH = 255
 # Heat's API reads a resource's URL as Latin-1 (PEP 3333's PATH_INFO,

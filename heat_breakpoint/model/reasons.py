@@ -19,15 +19,19 @@ them from here, so this module must stay free of Heat imports.
 
 import re
 
+from heat_breakpoint.model import kinds
+
 # Stock Heat's own wording for a paused resource; `openstack stack hook
 # poll` matches this exact string, so a breakpoint hit writes it too.
 NATIVE_PAUSED = '%(action)s paused until Hook %(hook)s is cleared'
 
-HELD = 'Breakpoint %(name)s reached before %(action)s (%(hook)s)'
-# After the action completed (stock post-* hook names), and on its failure
-# (the resource keeps Heat's own error as its status reason).
-HELD_AFTER = 'Breakpoint %(name)s reached after %(action)s (%(hook)s)'
-HELD_FAILED = 'Breakpoint %(name)s reached on %(action)s failure'
+# Each kind's reason is declared with the kind (:mod:`.kinds`): before
+# and after the action (with the stock hook's name), on its failure (the
+# resource keeps Heat's own error as its status reason), and before what
+# an update plans (:data:`HELD_CHANGE`).
+HELD = kinds.BEFORE.reason
+HELD_AFTER = kinds.AFTER.reason
+HELD_FAILED = kinds.FAILED.reason
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
 # A resource retained after its delete failed: what stays in the cloud.
 RETAINED = ('Retained %(name)s: Heat forgets it, physical resource '
@@ -43,20 +47,40 @@ CONTINUED = 'Continue: every breakpoint is off for this operation'
 
 # A hold that depends on what the update will do (``when: changed`` or
 # ``replaced``) names the planned change instead of the hook.
-HELD_CHANGE = 'Breakpoint %(name)s reached before %(action)s (%(change)s)'
+HELD_CHANGE = kinds.CHANGED.reason
 CHANGES = ('in-place', 'replace', 'add', 'remove')
+_FIELD_RE = re.compile(r'%\((\w+)\)s')
 
-_HELD_RE = re.compile(
-    r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
-    r'\((?P<hook>pre-[a-z]+)\)$')
-_HELD_AFTER_RE = re.compile(
-    r'^Breakpoint (?P<name>.+) reached after (?P<action>[A-Z]+) '
-    r'\((?P<hook>post-[a-z]+)\)$')
-_HELD_FAILED_RE = re.compile(
-    r'^Breakpoint (?P<name>.+) reached on (?P<action>[A-Z]+) failure$')
-_HELD_CHANGE_RE = re.compile(
-    r'^Breakpoint (?P<name>.+) reached before (?P<action>[A-Z]+) '
-    r'\((?P<change>%s)\)$' % '|'.join(re.escape(c) for c in CHANGES))
+
+def _reason_re(kind: kinds.Kind) -> re.Pattern:
+    """What reads a kind's reason back: its fields, as they are written."""
+    fields = {'name': '.+', 'action': '[A-Z]+',
+              'hook': re.escape(kind.flag_prefix) + '[a-z]+',
+              'change': '|'.join(re.escape(c) for c in CHANGES)}
+    parts = _FIELD_RE.split(kind.reason)
+    pattern = ''.join(
+        re.escape(part) if i % 2 == 0 else
+        '(?P<%s>%s)' % (part, fields[part])
+        for i, part in enumerate(parts))
+    return re.compile('^%s$' % pattern)
+
+
+def _readers() -> tuple:
+    """``(pattern, kind, when it tells)`` per distinct reason, in order.
+
+    A reason that one kind alone writes (other than before's) tells the
+    kind; the planned kinds share theirs, which tells the change instead.
+    """
+    writers = {}
+    for kind in kinds.KINDS:
+        writers.setdefault(kind.reason, []).append(kind)
+    return tuple((_reason_re(found[0]), found[0],
+                  found[0].when if len(found) == 1 and
+                  found[0] is not kinds.BEFORE else None)
+                 for found in writers.values())
+
+
+_READERS = _readers()
 
 # C0 and C1 control characters and DEL: a terminal acts on them.
 _CONTROL_RE = re.compile('[\x00-\x1f\x7f-\x9f]')
@@ -75,7 +99,9 @@ def printable(text) -> str:
 
 def held(name: str, action: str, hook: str, when: str = 'before') -> str:
     """The reason of a hit: before (the default), after or failed."""
-    text = {'after': HELD_AFTER, 'failed': HELD_FAILED}.get(when, HELD)
+    kind = kinds.BY_WHEN.get(when)
+    # A planned change's reason names the change: :func:`held_change`.
+    text = kind.reason if kind and not kind.planned else HELD
     return text % {'name': printable(name), 'action': action, 'hook': hook}
 
 
@@ -94,21 +120,16 @@ def parse_held(reason: str | None) -> dict | None:
     replace, add, remove); its hook is the action's pre-* hook.
     """
     reason = reason or ''
-    match = _HELD_RE.match(reason)
-    if match:
-        return match.groupdict()
-    match = _HELD_AFTER_RE.match(reason)
-    if match:
-        return dict(match.groupdict(), when='after')
-    match = _HELD_FAILED_RE.match(reason)
-    if match:
+    for reader, kind, when in _READERS:
+        match = reader.match(reason)
+        if not match:
+            continue
         found = match.groupdict()
-        return dict(found, hook='post-' + found['action'].lower(),
-                    when='failed')
-    match = _HELD_CHANGE_RE.match(reason)
-    if match:
-        found = match.groupdict()
-        return dict(found, hook='pre-' + found['action'].lower())
+        found.setdefault('hook',
+                         kind.flag_prefix + found['action'].lower())
+        if when is not None:
+            found['when'] = when
+        return found
     return None
 
 
@@ -128,6 +149,6 @@ def commanded(name: str, command: str, when: str = 'before') -> str:
     ``set R --after`` and a ``clear R`` that disarms R's breakpoints
     after and before are told apart: ``R (after)``.
     """
-    if when != 'before':
+    if when != kinds.BEFORE.when:
         name = '%s (%s)' % (name, when)
     return COMMANDED[command] % {'name': printable(name)}

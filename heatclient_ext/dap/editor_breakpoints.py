@@ -23,16 +23,15 @@ import fnmatch
 import os
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import manager as bp_v1
 
 FAILURES = 'failures'
 #: Breakpoint conditions the editor may write, and the kind each means.
-CONDITIONS = {'': breakpoints.BEFORE, 'before': breakpoints.BEFORE,
-              'after': breakpoints.AFTER, 'failed': breakpoints.FAILED,
-              'changed': breakpoints.CHANGED,
-              'replaced': breakpoints.REPLACED}
+CONDITIONS = dict({'': breakpoints.BEFORE},
+                  **{kind.condition: kind.when for kind in kinds.KINDS})
 
 
 def is_pattern(name) -> bool:

@@ -19,6 +19,7 @@ from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import output
@@ -65,16 +66,9 @@ def _add_resource(parser, required=True) -> None:
                'named nested_stack/resource'))
 
 
-_WHEN_FLAGS = (
-    ('--after', breakpoints.AFTER,
-     _('Hold right after the resource\'s action completed')),
-    ('--on-failure', breakpoints.FAILED,
-     _('Hold the resource if its action fails')),
-    ('--on-change', breakpoints.CHANGED,
-     _('Hold before its update only if the update changes it')),
-    ('--on-replace', breakpoints.REPLACED,
-     _('Hold before its update only if the update replaces it')),
-)
+# ``set``'s options of each kind but before (its default), from the model.
+_WHEN_FLAGS = tuple((kind.flag, kind.when, _(kind.flag_help))
+                    for kind in kinds.KINDS if kind.flag)
 
 
 def _add_when(parser) -> None:

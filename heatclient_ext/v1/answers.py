@@ -28,6 +28,7 @@ import re
 import typing
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
@@ -40,8 +41,10 @@ STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP, QUIT = (
 RETAIN = 'retain'
 _WORDS = {'c': CONTINUE, 'continue': CONTINUE, 'cancel': CANCEL,
           'q': QUIT, 'quit': QUIT, '?': HELP, 'help': HELP, 'h': HELP}
-_WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR, 'retry': RETRY,
-             'retain': RETAIN}
+# The exits of some holds only (retry, retain) are answers of their own.
+_WITH_ARG = dict({'to': TO, 'set': SET, 'clear': CLEAR},
+                 **{way.name: way.name for way in kinds.EXITS
+                    if way.prompt_help})
 _GLOB = re.compile(r'[*?\[]')
 
 #: The prompt while nothing is held, shown once something is typed.
@@ -60,9 +63,7 @@ HELP_LINES = (
     _('to R       run until R, releasing the rest'),
     _('set R      arm a breakpoint on R for the rest of this operation'),
     _('clear R    release R, or disarm its breakpoint'),
-    _('retry [R]  run the failed action of R (held on failure) again'),
-    _('retain R   leave R, whose delete failed, in the cloud; the delete '
-      'goes on'),
+) + tuple(_(way.prompt_help) for way in kinds.EXITS if way.prompt_help) + (
     _('cancel     cancel the operation: an update rolls back, a create '
       'is stopped and the stack deleted'),
     _('q          leave: the operation stays as it is'),
@@ -87,40 +88,26 @@ def when(row) -> str:
 
 def enter_meaning(row) -> str:
     """What Enter does for the resource the prompt names."""
-    kind = when(row)
-    if kind == breakpoints.FAILED:
-        return _('retry it')
-    if kind == breakpoints.AFTER:
-        return _('step on (hold at what waits for it)')
-    return _('step it')
+    return _(kinds.of(when(row)).enter_words)
 
 
 def enter_verb(row) -> str:
-    return RETRY if when(row) == breakpoints.FAILED else STEP
+    return kinds.of(when(row)).enter
 
 
 def hold_text(row) -> str:
     """How a held row reads on the screen, after its name and action."""
-    kind = when(row)
-    name = printable(row.get('breakpoint'))
-    if kind == breakpoints.FAILED:
-        reason = exceptions.one_line(row.get('why') or '')
-        return (_('failed, held on failure: %s') % printable(reason)
-                if reason else _('failed, held on failure'))
-    if kind == breakpoints.AFTER:
-        return _('done, held after it at breakpoint %s') % name
-    if kind in (breakpoints.CHANGED, breakpoints.REPLACED):
-        return _('held before it is %(kind)s at breakpoint %(name)s') % {
-            'kind': kind, 'name': name}
-    return _('at breakpoint %s') % name
+    kind = kinds.of(when(row))
+    text = _(kind.screen) % {'name': printable(row.get('breakpoint'))}
+    reason = exceptions.one_line(row.get('why') or '') if kind.failure \
+        else ''
+    return '%s: %s' % (text, printable(reason)) if reason else text
 
 
 def question(row) -> str:
     """The prompt's question about the resource it names."""
-    name = printable(row['resource'])
-    if when(row) == breakpoints.FAILED:
-        return _('%(name)s failed. Retry it?') % {'name': name}
-    return _('Release %s?') % name
+    return _(kinds.of(when(row)).question) % {
+        'name': printable(row['resource'])}
 
 
 def prompt_text(held, width: typing.Optional[int] = None):

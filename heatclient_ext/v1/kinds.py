@@ -21,28 +21,16 @@ breakpoints.
 import collections
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds as model_kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 
 Kind = collections.namedtuple('Kind', ('option', 'dest', 'when', 'help'))
 
-KINDS = (
-    Kind('--breakpoint-after', 'breakpoints_after', breakpoints.AFTER,
-         _('Hold right after this resource\'s %(action)s completed, before '
-           'what depends on it starts.')),
-    Kind('--breakpoint-on-failure', 'breakpoints_on_failure',
-         breakpoints.FAILED,
-         _('Hold this resource if its %(action)s fails, instead of failing '
-           'the stack.')),
-    Kind('--breakpoint-on-change', 'breakpoints_on_change',
-         breakpoints.CHANGED,
-         _('Hold before this resource\'s update only if the update changes '
-           'it (in place or by replacement). Update only.')),
-    Kind('--breakpoint-on-replace', 'breakpoints_on_replace',
-         breakpoints.REPLACED,
-         _('Hold before this resource\'s update only if the update '
-           'replaces it. Update only.')),
-)
+# Every kind but before, whose --breakpoint is the hooks' own (with its
+# --no-breakpoint), as the model declares it.
+KINDS = tuple(Kind(kind.option, kind.dest, kind.when, _(kind.option_help))
+              for kind in model_kinds.KINDS if kind.flag)
 _COMMON_HELP = _(' Nested resources are named nested_stack/resource; '
                  'wildcards as in --breakpoint (\'*\': every resource). '
                  'Can be specified multiple times.')

@@ -19,6 +19,7 @@ import argparse
 import collections
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import secrets
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -77,11 +78,7 @@ def depth_argument(text) -> int:
 
 # When a breakpoint holds, in words around its action(s): one table for
 # every front end (graph labels, the editor's threads).
-WHEN_TEXT = {breakpoints.BEFORE: 'before %s',
-             breakpoints.AFTER: 'after %s',
-             breakpoints.FAILED: 'on %s failure',
-             breakpoints.CHANGED: 'before %s if changed',
-             breakpoints.REPLACED: 'before %s if replaced'}
+WHEN_TEXT = {kind.when: kind.when_text for kind in kinds.KINDS}
 
 
 def when_text(when, actions) -> str:
