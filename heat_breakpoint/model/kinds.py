@@ -112,6 +112,7 @@ class Exit:
     command (``breakpoint retry``), the policy rule's last word and the
     prompt's answer. ``whens``/``actions``: the holds it ends (None:
     every one). ``policy_help``: its policy rule's description;
+    ``signals``: what the rule covers besides the release of its name;
     ``prompt_help``: its line of the prompt's help, with ``name_optional``
     saying whether the prompt's answer may leave out the resource (then
     the one the prompt names); None: the prompt has no answer of its own
@@ -124,6 +125,12 @@ class Exit:
     actions: typing.Optional[tuple] = None
     prompt_help: typing.Optional[str] = None
     name_optional: bool = False
+    signals: str = ''
+
+    @property
+    def policy_payload(self) -> str:
+        """The signals its policy rule covers, as the sample names them."""
+        return 'breakpoint_release: %s%s' % (self.name, self.signals)
 
     def applies(self, when: str, action: str) -> bool:
         """Whether it may end a hold ``when`` of ``action``."""
@@ -207,7 +214,8 @@ CONTINUE = Exit(
     name='continue',
     policy_help='Release held resources and run on without breakpoints, '
                 'or to one (breakpoint continue [--to]). Default: as '
-                'stacks:update.')
+                'stacks:update.',
+    signals=', run to; breakpoint_command: to')
 RETRY = Exit(
     name='retry', whens=(FAILED.when,),
     policy_help='Run the failed action of a resource held on failure '
@@ -234,4 +242,3 @@ def of(when: typing.Optional[str]) -> Kind:
     A newer engine's kind reads as the spec's breakpoint (before) does.
     """
     return BY_WHEN.get(when, BEFORE)
-

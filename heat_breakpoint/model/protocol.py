@@ -19,22 +19,22 @@ plugin and the policy rules read them: this is the wire between the two
 halves, and it stays free of Heat imports.
 """
 
+from heat_breakpoint.model import kinds
+
 # Extra key of the stock ``{"unset_hook": ...}`` signal that says which of
 # our commands released the hold. Stock Heat ignores it.
 SIGNAL_KEY = 'breakpoint_release'
 RELEASE_CLEAR = 'clear'
-RELEASE_STEP = 'step'
-RELEASE_CONTINUE = 'continue'
+# The exits (:mod:`.kinds`) are releases of their own name.
+RELEASE_STEP = kinds.STEP.name
+RELEASE_CONTINUE = kinds.CONTINUE.name
 RELEASE_RUN_TO = 'run to'
 # An editor's Continue (the DAP adapter): the thread's holds released, every
 # other breakpoint kept armed, as a debugger's continue does; what the
 # engine does is a clear's, what the stack event says is the user's verb.
 RELEASE_RESUME = 'continue, breakpoints kept'
-# Run the action of a resource held on failure again, in the same operation.
-RELEASE_RETRY = 'retry'
-# Forget a resource whose delete failed (as ``DeletionPolicy: Retain``
-# does: the physical resource stays in the cloud) and let the delete go on.
-RELEASE_RETAIN = 'retain'
+RELEASE_RETRY = kinds.RETRY.name
+RELEASE_RETAIN = kinds.RETAIN.name
 RELEASE_HOOK_CLEAR = 'hook clear'
 RELEASE_TIMEOUT = 'stack timed out'
 RELEASE_CANCEL = 'operation cancelled'
@@ -49,8 +49,8 @@ SIGNAL_HELD_SINCE_KEY = 'breakpoint_held_since'
 # With a continue: how many nested stacks down it disarms breakpoints
 # (``--nested-depth``); without, every level.
 SIGNAL_DEPTH_KEY = 'breakpoint_depth'
-RELEASES = (RELEASE_CLEAR, RELEASE_STEP, RELEASE_CONTINUE, RELEASE_RUN_TO,
-            RELEASE_RETRY, RELEASE_RETAIN, RELEASE_RESUME)
+RELEASES = (RELEASE_CLEAR, RELEASE_RUN_TO, RELEASE_RESUME) + tuple(
+    way.name for way in kinds.EXITS)
 
 # A signal carrying this key (and no ``unset_hook``) changes the running
 # operation without releasing anything: 'set' arms a resource, 'clear'

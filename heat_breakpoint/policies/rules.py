@@ -32,18 +32,20 @@ import typing
 from oslo_log import versionutils
 from oslo_policy import policy
 
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 
 POLICY_ROOT = 'breakpoints:%s'
 SCOPE = 'breakpoints'
 
 INDEX = 'index'
-STEP = 'step'
-CONTINUE = 'continue'
+# Each exit (:mod:`heat_breakpoint.model.kinds`) has a rule of its name.
+STEP = kinds.STEP.name
+CONTINUE = kinds.CONTINUE.name
 SET = 'set'
 CLEAR = 'clear'
-RETRY = 'retry'
-RETAIN = 'retain'
+RETRY = kinds.RETRY.name
+RETAIN = kinds.RETAIN.name
 
 # As Heat's own personas (heat.policies.base), spelled out so that the
 # rules read the same in a sample generated without Heat.
@@ -62,16 +64,12 @@ _SIGNAL_PATH = ('/v1/{tenant_id}/stacks/{stack_name}/{stack_id}/'
 
 # What a command or a release key in a signal needs.
 _COMMANDS = {'set': SET, 'clear': CLEAR, 'to': CONTINUE}
-_RELEASES = {
-    protocol.RELEASE_STEP: STEP,
-    protocol.RELEASE_CONTINUE: CONTINUE,
+_RELEASES = dict({
     protocol.RELEASE_RUN_TO: CONTINUE,
     protocol.RELEASE_CLEAR: CLEAR,
     # Releases the held resources only: what clear does to a hold.
     protocol.RELEASE_RESUME: CLEAR,
-    protocol.RELEASE_RETRY: RETRY,
-    protocol.RELEASE_RETAIN: RETAIN,
-}
+}, **{way.name: way.name for way in kinds.EXITS})
 
 
 def _deprecated(action: str) -> policy.DeprecatedRule:
@@ -109,17 +107,10 @@ rules = [
                     'resource:index.',
         operations=[{'path': _VIEW_PATH, 'method': 'GET'}],
         deprecated_rule=_deprecated(INDEX)),
-    _changing(
-        STEP,
-        'Release a held resource and hold at the next ones (breakpoint '
-        'step). Default: as stacks:update.',
-        _signal('breakpoint_release: step')),
-    _changing(
-        CONTINUE,
-        'Release held resources and run on without breakpoints, or to one '
-        '(breakpoint continue [--to]). Default: as stacks:update.',
-        _signal('breakpoint_release: continue, run to; '
-                'breakpoint_command: to')),
+] + [
+    _changing(way.name, way.policy_help, _signal(way.policy_payload))
+    for way in kinds.EXITS
+] + [
     _changing(
         SET,
         'Arm a breakpoint in the running operation (breakpoint set). '
@@ -132,17 +123,6 @@ rules = [
         'stacks:update.',
         _signal('breakpoint_release: clear, "continue, breakpoints kept"; '
                 'breakpoint_command: clear')),
-    _changing(
-        RETRY,
-        'Run the failed action of a resource held on failure again '
-        '(breakpoint retry). Default: as stacks:update.',
-        _signal('breakpoint_release: retry')),
-    _changing(
-        RETAIN,
-        'Have Heat forget a resource held on the failure of its delete, '
-        'left in the cloud, and let the delete go on (breakpoint retain). '
-        'Default: as stacks:delete.',
-        _signal('breakpoint_release: retain')),
 ]
 
 
