@@ -26,7 +26,7 @@ from heat_breakpoint.model import reasons
 from heat_breakpoint.policies import rules
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext.osc import breakpoint as osc_breakpoint
-from heatclient_ext.terminal import prompt
+from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import kinds as client_kinds
 from heatclient_ext.v1 import terms
 
@@ -146,16 +146,16 @@ def test_the_clients_tables_read_it():
         assert terms.when_text(kind.when, 'UPDATE') == ' '.join(
             (kind.when_text % 'UPDATE').split())
         row = {'when': kind.when, 'resource': 'r', 'breakpoint': 'r'}
-        assert prompt.enter_verb(row) == kind.enter
-        assert prompt.enter_meaning(row) == kind.enter_words
-        assert prompt.question(row) == kind.question % {'name': 'r'}
-        assert prompt.hold_text(row).startswith(
+        assert answers.enter_verb(row) == kind.enter
+        assert answers.enter_meaning(row) == kind.enter_words
+        assert answers.question(row) == kind.question % {'name': 'r'}
+        assert answers.hold_text(row).startswith(
             kind.screen % {'name': 'r'})
     for way in kinds.EXITS:
         if way.prompt_help:
-            assert prompt.parse_answer('%s r' % way.name, []) == (
+            assert answers.parse_answer('%s r' % way.name, []) == (
                 way.name, 'r')
-            assert way.prompt_help in prompt.HELP_LINES
+            assert way.prompt_help in answers.HELP_LINES
 
 
 def test_an_unknown_kind_reads_as_before():
@@ -163,5 +163,5 @@ def test_an_unknown_kind_reads_as_before():
     assert kinds.of('someday') is kinds.BEFORE
     assert kinds.of(None) is kinds.BEFORE
     row = {'when': 'someday', 'resource': 'r', 'breakpoint': 'r'}
-    assert prompt.hold_text(row) == 'at breakpoint r'
-    assert prompt.enter_verb(row) == prompt.STEP
+    assert answers.hold_text(row) == 'at breakpoint r'
+    assert answers.enter_verb(row) == answers.STEP
