@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up a fresh virtualenv (./.venv) on a machine with Python 3.11 and run
 # every test tier this machine can run: unit, functional (a real local Heat
-# started by a fixture) and Heat's own unit tests with the plugin loaded.
+# started by a fixture) and Heat's own unit tests with the plugin loaded,
+# after flake8 with hacking's checks.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,9 @@ command -v npm >/dev/null || {
 (cd tests/functional/dap && npm ci --no-audit --no-fund --loglevel=error)
 # stevedore caches entry points; a fresh install must be seen.
 rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
+
+# Style first (flake8 with hacking's checks, as tox -e pep8): seconds.
+"$venv/bin/flake8" heat_breakpoint heatclient_ext tests tools benchmarks
 
 # The functional tests mostly wait on Heat (its 1 s per leaf, polls): a
 # few pytest-xdist workers, each with a local Heat of its own, a test file
