@@ -375,11 +375,12 @@ def breakpoints_in_force(stack) -> tuple:
 def is_first(rsrc) -> bool:
     """Whether ``rsrc`` requires nothing in its stack (a step into it).
 
-    False while its stack is deleted: a step goes into no nested stack
-    then, and the definitions of a stack being deleted cannot resolve
-    what they refer to (its template is empty).
+    False while its stack is deleted, and for a resource its stack's
+    template no longer has (an update removes it): a step goes into no
+    nested stack then, and a definition outside its stack's template
+    cannot resolve what it refers to.
     """
-    if rsrc.stack.action == rsrc.stack.DELETE:
+    if rsrc.stack.action == rsrc.stack.DELETE or rsrc.name not in rsrc.stack:
         return False
     return not rsrc.t.required_resource_names()
 

@@ -70,17 +70,22 @@ class Control:
         edit = self.edits.pending() if self.edits is not None else None
         if not edit:
             return False
-        try:
-            held = self.manager.edit(self.stack, edit, self.say)
-        except exceptions.USER_ERRORS as exc:
-            raise ControlError(exceptions.one_line(exc))
-        self.tmap = self.remap() or self.tmap
-        self.edits.applied(self.tmap)
         with self.holds.lock:
+            # No refresh may take the edit's in-between states for stops
+            # of their own (the held resource released as superseded,
+            # then held again by the new operation): one under way is
+            # read again after it.
+            self.holds.generation += 1
+            try:
+                held = self.manager.edit(self.stack, edit, self.say)
+            except exceptions.USER_ERRORS as exc:
+                raise ControlError(exceptions.one_line(exc))
             # The new operation's holds: their hooks, their times.
             for row in held:
                 if row['resource'] in self.holds.held:
                     self.holds.held[row['resource']] = row
+        self.tmap = self.remap() or self.tmap
+        self.edits.applied(self.tmap)
         return True
 
     def release(self, rows, how=protocol.RELEASE_CLEAR) -> None:

@@ -113,6 +113,33 @@ class EditorBreakpoints:
         self.by_source[source] = found
         return found
 
+    def remap(self, tmap) -> list:
+        """Line breakpoints moved with their resources after an edit.
+
+        A line breakpoint stands for the resource at that line: an edit
+        applied while stopped that moves the resource moves the
+        breakpoint to its new line, and one whose resource is gone from
+        its file stops standing for anything and says why. Returns those
+        that changed, for the editor's ``breakpoint`` events.
+        """
+        changed = []
+        for source, bps in self.by_source.items():
+            for bp in bps:
+                if not bp.verified:
+                    continue
+                definition = tmap.location(bp.names[0])
+                if definition is None or definition.file != source:
+                    bp.message = _('%(name)s is no longer in %(file)s') % {
+                        'name': bp.names[0],
+                        'file': os.path.basename(source)}
+                    bp.names = []
+                elif definition.line != bp.line:
+                    bp.line = definition.line
+                else:
+                    continue
+                changed.append(bp)
+        return changed
+
     def set_functions(self, specs):
         found = []
         for spec in specs:

@@ -230,7 +230,11 @@ class Session:
             remap=self._remap)
 
     def _remap(self):
-        """The launched files read again, after an edit was applied."""
+        """The launched files read again, after an edit was applied.
+
+        The editor's line breakpoints follow their resources to their
+        new lines (a ``breakpoint`` event each).
+        """
         if self.map is None:
             return None
         try:
@@ -238,6 +242,14 @@ class Session:
                                          self.launched_environment)
         except lines.TemplateError as exc:
             self.say(str(exc), 'stderr')
+            return self.map
+        with self.holds.lock:
+            moved = self.breakpoints.remap(self.map)
+            for bp in moved:
+                self.event('breakpoint', {'reason': 'changed',
+                                          'breakpoint': bp.body()})
+            if moved:
+                self._arm()
         return self.map
 
     def _add_faults(self, rules) -> None:

@@ -37,6 +37,9 @@ from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import terms
 
+# The type Heat's events give a stack itself.
+STACK_TYPE = 'OS::Heat::Stack'
+
 #: Seconds the new traversal may take to hold again where the old held.
 REHOLD_TIMEOUT = 60
 #: The kinds of change of Heat's preview, in the order they are told.
@@ -206,7 +209,7 @@ class Editor:
             say(_('The hold at %s ends: the edit removes the resource')
                 % name)
         inputs = {name: self._inputs(ident, name) for name in held}
-        started = self.manager.get_stack(ident).updated_time
+        started = self._update_mark(ident)
         try:
             self.client.stacks.update(stack_id=ident, **fields)
         except heat_exc.HTTPException as exc:
@@ -228,6 +231,23 @@ class Editor:
         except exceptions.USER_ERRORS:
             return {}
 
+    def _update_mark(self, ident: str) -> tuple:
+        """What tells the stack's latest update from the next one.
+
+        Its update time, and the id of its latest "UPDATE started" event:
+        Heat keeps the time to the second, and two edits applied within
+        one second (the second while the first one's traversal holds)
+        have the same.
+        """
+        name = ident.split('/')[0]
+        events = self.client.events.list(
+            ident, sort_dir='desc', limit=1, filters={
+                'resource_name': name, 'resource_type': STACK_TYPE,
+                'resource_action': 'UPDATE',
+                'resource_status': 'IN_PROGRESS'})
+        return (self.manager.get_stack(ident).updated_time,
+                tuple(getattr(event, 'id', None) for event in events))
+
     def _held_again(self, ident: str, started, names: set,
                     timeout: float) -> list:
         """The held rows once the new traversal holds where the old did.
@@ -236,7 +256,7 @@ class Editor:
         from then on the view shows its holds only.
         """
         deadline = self.clock() + timeout
-        while self.manager.get_stack(ident).updated_time == started:
+        while self._update_mark(ident) == started:
             if self.clock() >= deadline:
                 raise terms.error(_('The edit of %(stack)s was sent but its '
                                     'update has not started'), stack=ident)

@@ -82,9 +82,16 @@ Stack = collections.namedtuple('Stack', 'id stack_name stack_status '
 class FakeManager:
     """The manager's reads as an edit sees them, from scripted answers."""
 
-    def __init__(self, stacks, views):
+    def __init__(self, stacks, views, updates=((),)):
         self.stacks, self.views = list(stacks), list(views)
+        # The stack's latest "UPDATE started" event, read after each
+        # update time.
+        self.updates = [[mock.Mock(id=ident) for ident in found]
+                        for found in updates]
         self.client = mock.Mock()
+        self.client.events.list.side_effect = lambda *a, **kw: (
+            self.updates.pop(0) if len(self.updates) > 1
+            else self.updates[0])
         self.client.stacks.preview_update.return_value = {
             'resource_changes': {'updated': [{'resource_name': 'vol'}]}}
         self.client.stacks.template.return_value = {
@@ -120,6 +127,27 @@ def test_the_wait_ends_when_the_new_traversal_holds_again():
     assert said[0] == 'Planned change of stack s:\nupdated: vol'
     manager.client.stacks.update.assert_called_once()
     assert manager.client.stacks.update.call_args.kwargs['existing'] is True
+
+
+def test_an_edit_in_the_second_of_the_last_update_is_seen_starting():
+    # Heat keeps update times to the second: the new traversal is told
+    # by its own "UPDATE started" event.
+    running = Stack('1', 's', 'UPDATE_IN_PROGRESS', 't1')
+    manager = FakeManager(
+        [running],
+        [(running, [held('vol')]),
+         (running, [held('vol')])],
+        updates=[('e1',), ('e1',), ('e2',)])
+    clock = iter(range(0, 1000, 10))
+    editor = editing.Editor(manager, sleep=lambda s: None,
+                            clock=lambda: next(clock))
+    rows = editor.apply('s', editing.Edit(parameters=('size=5',)),
+                        lambda text: None, timeout=60)
+    assert [row['resource'] for row in rows] == ['vol']
+    asked = manager.client.events.list.call_args
+    assert asked.kwargs['filters'] == {
+        'resource_name': 's', 'resource_type': 'OS::Heat::Stack',
+        'resource_action': 'UPDATE', 'resource_status': 'IN_PROGRESS'}
 
 
 def test_nothing_running_is_refused_before_anything_is_sent():

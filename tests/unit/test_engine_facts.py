@@ -58,6 +58,11 @@ class FakeStack:
         self.adopt_stack_data = None
         self.parameters = mock.Mock(params={})
         self.dispatch_event = mock.Mock()
+        # The names of its template's resources (Heat's ``in``).
+        self.names = {'a', 'b'}
+
+    def __contains__(self, name):
+        return name in self.names
 
 
 class FakeResource:
@@ -277,6 +282,19 @@ def test_a_step_into_asks_heat_whether_the_resource_is_first(read):
     stack = FakeStack([])
     rsrc = FakeResource('b', stack)
     assert facts.check(rsrc, 'CREATE').first is None
+    rsrc.t.required_resource_names.assert_not_called()
+
+
+def test_a_resource_no_longer_in_its_template_is_not_first(read):
+    # An update removed it: its definition cannot resolve what it refers
+    # to (Heat asserts), so it is not asked.
+    read.return_value = operation_state.State(
+        targets={'a': target_kinds.STEP_INTO})
+    stack = FakeStack([])
+    stack.names = {'a'}
+    rsrc = FakeResource('b', stack)
+    rsrc.t.required_resource_names.side_effect = AssertionError
+    assert facts.check(rsrc, 'CREATE').first is False
     rsrc.t.required_resource_names.assert_not_called()
 
 

@@ -13,7 +13,8 @@
 // Fix and go on from the editor: a template saved while stopped is
 // applied at the next Continue (the planned change in the output first);
 // an input set straight from a parameter is set in the Variables pane;
-// a saved template Heat refuses keeps the session stopped.
+// a saved template Heat refuses keeps the session stopped; breakpoints
+// in the edited file follow their resources to their new lines.
 'use strict';
 
 const assert = require('assert');
@@ -106,6 +107,51 @@ describe('fix and go on from the editor', function () {
       await dc.continueRequest({ threadId: atVol.body.threadId });
       assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
       assert.deepStrictEqual(await output(name), ['UPDATE_COMPLETE', ['5']]);
+    });
+
+  it('breakpoints in an edited file follow their resources',
+    async function () {
+      const file = copy();
+      const name = h.stackName('dap-remap');
+      await h.launch(dc, rec, { template: file, stack: name,
+        endpoint: h.ENDPOINT },
+      () => dc.setBreakpointsRequest({ source: { path: file },
+        breakpoints: [{ line: h.keyLine(file, 'vol') },
+          { line: h.keyLine(file, 'after') }] }));
+      const atVol = await rec.next('stopped');
+      const before = h.keyLine(file, 'after');
+      // The fix adds a resource above "after": its breakpoint moves.
+      fs.writeFileSync(file, CHAIN.replace('{get_param: size}', 'fixed')
+        .replace('  after:\n', '  extra:\n    type: OS::Heat::None\n' +
+          '  after:\n'));
+      const after = h.keyLine(file, 'after');
+      assert.strictEqual(after, before + 2);
+      await dc.continueRequest({ threadId: atVol.body.threadId });
+      const moved = await rec.next('breakpoint');
+      assert.strictEqual(moved.body.reason, 'changed');
+      assert.strictEqual(moved.body.breakpoint.line, after);
+      assert.strictEqual(moved.body.breakpoint.verified, true);
+      const atAfter = await rec.next('stopped');
+      const [frame] = await h.frames(dc, atAfter);
+      assert.strictEqual(frame.name.split(' ')[0], 'after');
+      assert.strictEqual(frame.line, after);
+      // The next fix removes "after": its breakpoint says it is gone.
+      fs.writeFileSync(file, CHAIN.replace('{get_param: size}', 'fixed')
+        .replace(/  after:\n.*\n.*\n/, '')
+        .replace('{get_attr: [after, output]}', '{get_attr: [vol, output]}'));
+      await dc.continueRequest({ threadId: atAfter.body.threadId });
+      const gone = await rec.next('breakpoint');
+      assert.strictEqual(gone.body.breakpoint.id, moved.body.breakpoint.id);
+      assert.strictEqual(gone.body.breakpoint.verified, false);
+      assert.match(gone.body.breakpoint.message,
+        /^after is no longer in app\.yaml$/);
+      // The new operation holds at vol's breakpoint, kept as it was.
+      const again = await rec.next('stopped');
+      assert.match(again.body.description, /^vol held before UPDATE/);
+      await dc.continueRequest({ threadId: again.body.threadId });
+      assert.strictEqual((await rec.next('exited')).body.exitCode, 0);
+      assert.deepStrictEqual(await output(name),
+        ['UPDATE_COMPLETE', ['fixed']]);
     });
 
   it('a saved template Heat refuses keeps the session stopped',

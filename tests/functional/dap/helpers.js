@@ -79,7 +79,7 @@ function client() {
   const dc = new DebugClient(ADAPTER, 'dap', 'heat');
   dc.defaultTimeout = TIMEOUT;
   const rec = new Recorder(dc, ['stopped', 'output', 'exited', 'terminated',
-    'initialized']);
+    'initialized', 'breakpoint']);
   return { dc, rec };
 }
 
