@@ -104,6 +104,10 @@ class Kind:
         return _HOOK_FLAG[self.phase]
 
 
+#: An exit's refusal of a hold it does not apply to, unless it says more.
+_REFUSED = '%(name)s is held %(when)s %(action)s: %(what)s does not apply'
+
+
 @dataclasses.dataclass(frozen=True)
 class Exit:
     """One way out of a hold that only some holds allow.
@@ -115,8 +119,27 @@ class Exit:
     ``signals``: what the rule covers besides the release of its name;
     ``prompt_help``: its line of the prompt's help, with ``name_optional``
     saying whether the prompt's answer may leave out the resource (then
-    the one the prompt names); None: the prompt has no answer of its own
-    for it.
+    the one held where it applies; ``which`` names that one in the
+    prompt's error). None: the prompt has no answer of its own for it,
+    nor a command of its own in every front end (step and continue have
+    theirs): an exit with it is taken the same way everywhere
+    (:func:`own_exits`).
+
+    What it does to the running operation: ``holds_again``, the resource
+    may hold again where it was (a debugger shows it stopped by a step);
+    ``fix_first``, it takes a fix first (``--template``, ``-e``,
+    ``--parameter``), whose update does what it does itself.
+
+    Its words: ``summary`` (its command's help), ``details`` (OSC's
+    help goes on with them), ``shell_details`` (the legacy ``heat``
+    shell's), ``resource_help`` (that shell's help of the resource);
+    ``doing`` (what a front end says it does, e.g. ``retrying %s``),
+    ``done`` (the result of a released row) and ``said`` (what a live
+    session says once it is sent); ``refused_when`` and
+    ``refused_action``, a hold it does not apply to (``%(name)s``,
+    ``%(when)s``, ``%(action)s``, ``%(what)s`` its name); ``event``,
+    the event the engine records when it was taken, if any
+    (``%(name)s``, ``%(physical)s``).
     """
 
     name: str
@@ -125,7 +148,20 @@ class Exit:
     actions: typing.Optional[tuple] = None
     prompt_help: typing.Optional[str] = None
     name_optional: bool = False
+    which: str = 'the resource'
     signals: str = ''
+    holds_again: bool = False
+    fix_first: bool = False
+    summary: str = ''
+    details: str = ''
+    shell_details: str = ''
+    resource_help: str = 'Resource path of the held resource.'
+    doing: str = '%s'
+    done: str = 'released'
+    said: str = '%s'
+    refused_when: str = _REFUSED
+    refused_action: str = _REFUSED
+    event: typing.Optional[str] = None
 
     @property
     def policy_payload(self) -> str:
@@ -216,24 +252,69 @@ CONTINUE = Exit(
                 'or to one (breakpoint continue [--to]). Default: as '
                 'stacks:update.',
     signals=', run to; breakpoint_command: to')
+# A retry or a retain of a hold that is not a failure's.
+_NOT_FAILED = ('%(name)s is held %(when)s %(action)s, not on its failure: '
+               '%(what)s applies to a resource held on failure')
 RETRY = Exit(
     name='retry', whens=(FAILED.when,),
     policy_help='Run the failed action of a resource held on failure '
                 'again (breakpoint retry). Default: as stacks:update.',
     prompt_help='retry [R]  run the failed action of R (held on failure) '
                 'again',
-    name_optional=True)
+    name_optional=True, which='the failed resource',
+    holds_again=True, fix_first=True,
+    summary='Run the failed action of a resource held on failure again.',
+    details='In the same operation: if it fails again, it holds again.',
+    shell_details='With a fix, the fix\'s update runs it again, with the '
+                  'new definition.',
+    resource_help='Resource path of the resource held on failure.',
+    doing='retrying %s', done='retried',
+    said='retrying %s (if it fails again, it holds again)',
+    refused_when=_NOT_FAILED)
 RETAIN = Exit(
     name='retain', whens=(FAILED.when,), actions=('delete',),
     policy_help='Have Heat forget a resource held on the failure of its '
                 'delete, left in the cloud, and let the delete go on '
                 '(breakpoint retain). Default: as stacks:delete.',
     prompt_help='retain R   leave R, whose delete failed, in the cloud; '
-                'the delete goes on')
+                'the delete goes on',
+    summary='Leave a resource whose delete failed in the cloud, and go on.',
+    details='For a resource held on the failure of its delete: Heat '
+            'forgets it, as DeletionPolicy Retain does (the physical '
+            'resource stays in the cloud, a stack event names it) and the '
+            'delete goes on.',
+    shell_details='Heat forgets it, as DeletionPolicy Retain does; the '
+                  'delete goes on.',
+    resource_help='Resource path of the resource held on the failure of '
+                  'its delete.',
+    doing='retained %s', done='retained',
+    said='retained %s: Heat forgets it, the delete goes on',
+    refused_when=_NOT_FAILED,
+    refused_action='%(name)s is held on the failure of its %(action)s: '
+                   'retain applies to a resource whose delete failed '
+                   '(use retry or continue)',
+    event='Retained %(name)s: Heat forgets it, physical resource '
+          '%(physical)s is left in the cloud')
 
 #: Every exit, in the order help and policy show them.
 EXITS = (STEP, CONTINUE, RETRY, RETAIN)
 BY_NAME = {way.name: way for way in EXITS}
+
+
+def own_exits() -> tuple:
+    """The exits each front end takes the same way (retry, retain).
+
+    Those with an answer of their own at the prompt: a command each
+    (``breakpoint retry``), a request of the DAP adapter, an answer of
+    ``watch -i`` and the Debug Console. Read from :data:`EXITS` when
+    called, so that what is added there counts everywhere.
+    """
+    return tuple(way for way in EXITS if way.prompt_help)
+
+
+def own_exit(name) -> typing.Optional[Exit]:
+    """The exit of :func:`own_exits` named ``name``, or None."""
+    return next((way for way in own_exits() if way.name == name), None)
 
 
 def of(when: typing.Optional[str]) -> Kind:

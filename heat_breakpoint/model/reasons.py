@@ -33,9 +33,9 @@ HELD = kinds.BEFORE.reason
 HELD_AFTER = kinds.AFTER.reason
 HELD_FAILED = kinds.FAILED.reason
 RELEASED = 'Breakpoint %(name)s released (%(how)s)'
-# A resource retained after its delete failed: what stays in the cloud.
-RETAINED = ('Retained %(name)s: Heat forgets it, physical resource '
-            '%(physical)s is left in the cloud')
+# An exit's event is declared with the exit (:mod:`.kinds`): a resource
+# retained after its delete failed names what stays in the cloud.
+RETAINED = kinds.RETAIN.event
 # What a command changed in the running operation, on the root stack.
 COMMANDED = {
     'set': 'Breakpoint set on %(name)s for this operation',
@@ -133,10 +133,15 @@ def parse_held(reason: str | None) -> dict | None:
     return None
 
 
+def taken(way: kinds.Exit, name: str, physical_id) -> str:
+    """The event of exit ``way`` taken at ``name`` (:attr:`.Exit.event`)."""
+    return way.event % {'name': printable(name),
+                        'physical': printable(physical_id or 'none')}
+
+
 def retained(name: str, physical_id) -> str:
     """The event of a resource forgotten by ``retain`` after its delete."""
-    return RETAINED % {'name': printable(name),
-                       'physical': printable(physical_id or 'none')}
+    return taken(kinds.RETAIN, name, physical_id)
 
 
 def released(name: str, how: str) -> str:

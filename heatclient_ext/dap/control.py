@@ -22,6 +22,7 @@ prompt's words
 watch's meanings.
 """
 
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
@@ -132,28 +133,31 @@ class Control:
             self.say(exceptions.one_line(exc), 'stderr')
             return None
 
-    def retry(self, path) -> None:
-        rows = [row for row in self.holds.rows(None, single=False)
-                if row['resource'] == path]
-        if self.edits is not None and self.edits.pending():
-            # The fix's update runs the failed action again itself.
-            self.manager.failure_holds(self.stack, path)
-            self.apply_saved()
-            self.resumed('step', rows)
-            self.say(_('retrying %s with the saved edit') % path)
-            return
-        self.resumed('step', rows)
-        self.manager.retry(self.stack, path)
+    def take_exit(self, way, path) -> None:
+        """Take exit ``way`` (a :class:`kinds.Exit`) out of ``path``'s hold.
 
-    def retain(self, path) -> None:
-        """Leave ``path``, whose delete failed, in the cloud; go on."""
+        Refused before the thread goes (the exit's words); with an edit
+        saved and an exit that takes a fix first, the fix's update does
+        it itself.
+        """
         rows = [row for row in self.holds.rows(None, single=False)
                 if row['resource'] == path]
-        self.manager.failure_holds(self.stack, path, 'retain')
-        self.resumed(None, rows)
-        self.manager.retain(self.stack, path)
-        self.say(_('retained %s: Heat forgets it, the delete goes on')
-                 % path)
+        self.manager.exit_holds(self.stack, path, way)
+        # A resource that may hold again there is a step's next stop.
+        reason = 'step' if way.holds_again else None
+        if way.fix_first and self.edits is not None and \
+                self.edits.pending():
+            self.apply_saved()
+            self.resumed(reason, rows)
+            self.say(_('%s with the saved edit') % (_(way.doing) % path))
+            return
+        self.resumed(reason, rows)
+        self.manager.take_exit(self.stack, path, way)
+        self.say(_(way.said) % path)
+
+    def retry(self, path) -> None:
+        """Restart frame: ``breakpoint retry``."""
+        self.take_exit(kinds.RETRY, path)
 
     def pause(self) -> None:
         if self.tmap is None:
@@ -209,13 +213,10 @@ class Control:
             _rows, result = self.manager.clear(self.stack, arg)
             return _('cleared %(name)s (%(result)s)') % {
                 'name': arg, 'result': result}
-        if verb == answers.RETRY:
-            self.resumed(None, [r for r in held if r['resource'] == arg])
-            self.retry(arg)
-            return _('retrying %s') % arg
-        if verb == answers.RETAIN:
-            self.retain(arg)
-            return _('retained %s') % arg
+        way = kinds.own_exit(verb)
+        if way is not None:
+            self.take_exit(way, arg)
+            return _(way.doing) % arg
         if verb == answers.HELP:
             return '\n'.join(answers.HELP_LINES)
         if verb == answers.CANCEL:

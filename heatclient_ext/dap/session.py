@@ -27,6 +27,7 @@ import threading
 
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import arguments
 from heatclient_ext.dap import control as dap_control
@@ -134,13 +135,20 @@ class Session:
         """Answer one request (launch and attach answer from a thread)."""
         command = request.get('command')
         handler = (getattr(self, 'on_' + command, None) or
-                   getattr(self.looking, 'on_' + command, None)) \
+                   getattr(self.looking, 'on_' + command, None) or
+                   self._exit_request(command)) \
             if isinstance(command, str) else None
         if command in ('launch', 'attach'):
             threading.Thread(target=self._answer,
                              args=(request, handler), daemon=True).start()
             return
         self._answer(request, handler)
+
+    def _exit_request(self, command):
+        """The handler of a custom request named after an exit, or None."""
+        way = kinds.own_exit(command)
+        return None if way is None else (
+            lambda args: self.take_exit(way, args))
 
     def _answer(self, request, handler) -> None:
         command = request.get('command')
@@ -415,16 +423,17 @@ class Session:
     def on_restartFrame(self, args) -> None:
         self._control().retry(self.looking.frame(args)[0])
 
-    def on_retain(self, args) -> None:
-        """Custom request: leave the thread's failed delete's resource.
+    def take_exit(self, way, args) -> None:
+        """Custom request named after an exit (``retain``, ``retry``).
 
-        As ``breakpoint retain``: Heat forgets it, the delete goes on.
+        As ``breakpoint <exit>`` of the thread's resource: retain leaves
+        a failed delete's resource in the cloud, the delete goes on.
         """
         path = self.holds.path(args.get('threadId'))
         if path is None:
             raise RequestError(_('thread %s holds nothing') %
                                args.get('threadId'))
-        self._control().retain(path)
+        self._control().take_exit(way, path)
 
     def on_pause(self, args) -> None:
         self._control().pause()

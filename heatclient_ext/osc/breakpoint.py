@@ -10,10 +10,14 @@
 # License for the specific language governing permissions and limitations
 # under the License.
 """``openstack stack breakpoint list|show|step|continue|clear|retry|retain``.
+
+Each exit of :func:`kinds.own_exits` (retry, retain) is one command made
+from its declaration (:func:`exit_command`).
 """
 
 import argparse
 import logging
+import textwrap
 
 from osc_lib.command import command
 from osc_lib import exceptions as osc_exc
@@ -324,49 +328,53 @@ class ClearBreakpoint(_Breakpoint, command.Lister):
 
 
 @_user_errors
-def retry_breakpoint(client, args, say=lambda text: None) -> tuple:
+def take_exit(client, args, way, say=lambda text: None) -> tuple:
+    """``breakpoint <exit>`` (retry, retain...) of a :class:`kinds.Exit`."""
     manager = _manager(client)
-    if editing.edit_of(args):
-        # The new traversal runs the failed action again itself, with the
-        # fix; on failure it holds again.
-        failed = manager.failure_holds(args.stack, args.resource)
+    if way.fix_first and editing.edit_of(args):
+        # The new traversal does it itself (retry: runs the failed
+        # action again, with the fix; on failure it holds again).
+        taken = manager.exit_holds(args.stack, args.resource, way)
         held = manager.edit(args.stack, editing.edit_of(args), say)
         return RELEASE_COLUMNS, output.rows(args, [
-            (row['resource'], row['action'], 'retried with the edit')
-            for row in failed] + [
+            (row['resource'], row['action'], '%s with the edit' % way.done)
+            for row in taken] + [
             (row['resource'], row['action'], 'held')
             for row in held if row['resource'] != args.resource])
-    rows = manager.retry(args.stack, args.resource)
-    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retried'))
+    rows = manager.take_exit(args.stack, args.resource, way)
+    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, way.done))
 
 
-class RetryBreakpoint(_Breakpoint, command.Lister):
-    """Run the failed action of a resource held on failure again.
-
-    In the same operation: if it fails again, it holds again.
-    """
-
-    takes = ('stack', 'resource', 'edit')
-
-    def carry_out(self, client, parsed_args):
-        return retry_breakpoint(client, parsed_args, self._say)
+def retry_breakpoint(client, args, say=lambda text: None) -> tuple:
+    return take_exit(client, args, kinds.RETRY, say)
 
 
-@_user_errors
 def retain_breakpoint(client, args) -> tuple:
-    rows = _manager(client).retain(args.stack, args.resource)
-    return RELEASE_COLUMNS, output.rows(args, _release_rows(rows, 'retained'))
+    return take_exit(client, args, kinds.RETAIN)
 
 
-class RetainBreakpoint(_Breakpoint, command.Lister):
-    """Leave a resource whose delete failed in the cloud, and go on.
+def _doc(way) -> str:
+    """Its help: the summary, then OSC's details, wrapped as a docstring."""
+    return '%s\n\n%s\n' % (way.summary, textwrap.fill(way.details, 70))
 
-    For a resource held on the failure of its delete: Heat forgets it, as
-    DeletionPolicy Retain does (the physical resource stays in the cloud,
-    a stack event names it) and the delete goes on.
+
+def exit_command(way) -> type:
+    """The command class of ``openstack stack breakpoint <exit>``.
+
+    setup.cfg names it ``<Exit>Breakpoint`` (``RetainBreakpoint``).
     """
+    class ExitBreakpoint(_Breakpoint, command.Lister):
+        takes = ('stack', 'resource') + (('edit',) if way.fix_first else ())
 
-    takes = ('stack', 'resource')
+        def carry_out(self, client, parsed_args):
+            return take_exit(client, parsed_args, way, self._say)
 
-    def carry_out(self, client, parsed_args):
-        return retain_breakpoint(client, parsed_args)
+    ExitBreakpoint.__name__ = ExitBreakpoint.__qualname__ = ''.join(
+        word.capitalize() for word in way.name.split('-')) + 'Breakpoint'
+    ExitBreakpoint.__doc__ = _(_doc(way))
+    return ExitBreakpoint
+
+
+# One command each (RetryBreakpoint, RetainBreakpoint), as setup.cfg says.
+globals().update(
+    {cls.__name__: cls for cls in map(exit_command, kinds.own_exits())})

@@ -23,6 +23,7 @@ import contextlib
 import time
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -328,14 +329,15 @@ class Session:
 
     def _do(self, answer, held) -> None:
         verb, arg = answer
-        if verb == STEP:
+        way = kinds.own_exit(verb)
+        if way is not None:
+            # retry, retain...: the exit's own words once it is sent.
+            self.manager.take_exit(self.stack, arg, way)
+            self.say(_(way.said) % printable(arg))
+        elif verb == STEP:
             self._release([arg], protocol.RELEASE_STEP, held)
         elif verb == RELEASE:
             self._release(arg, protocol.RELEASE_CLEAR, held)
-        elif verb == RETRY:
-            self.manager.retry(self.stack, arg)
-            self.say(_('retrying %s (if it fails again, it holds again)')
-                     % printable(arg))
         elif verb == CONTINUE:
             rows = self.manager.continue_(self.stack)
             self.say(_('released %(names)s (continue); no breakpoint '
@@ -347,10 +349,6 @@ class Session:
             self.say(_('running to %(to)s: released %(names)s') % {
                 'to': printable(arg),
                 'names': answers.names_text([r['resource'] for r in rows])})
-        elif verb == answers.RETAIN:
-            self.manager.retain(self.stack, arg)
-            self.say(_('retained %s: Heat forgets it, the delete goes on')
-                     % printable(arg))
         elif verb == SET:
             self.manager.set(self.stack, arg)
             self.say(_('armed %s for the rest of this operation')

@@ -41,10 +41,9 @@ STEP, RELEASE, CONTINUE, TO, SET, CLEAR, RETRY, CANCEL, HELP, QUIT = (
 RETAIN = 'retain'
 _WORDS = {'c': CONTINUE, 'continue': CONTINUE, 'cancel': CANCEL,
           'q': QUIT, 'quit': QUIT, '?': HELP, 'help': HELP, 'h': HELP}
-# The exits of some holds only (retry, retain) are answers of their own.
-_WITH_ARG = dict({'to': TO, 'set': SET, 'clear': CLEAR},
-                 **{way.name: way.name for way in kinds.EXITS
-                    if way.prompt_help})
+# The exits of some holds only (retry, retain) are answers of their own,
+# each its name (:func:`kinds.own_exits`, read when answered).
+_WITH_ARG = {'to': TO, 'set': SET, 'clear': CLEAR}
 _GLOB = re.compile(r'[*?\[]')
 
 #: The prompt while nothing is held, shown once something is typed.
@@ -160,14 +159,19 @@ def parse_answer(text, held) -> 'Answer':
     rest = rest.strip()
     if word in _WORDS and not rest:
         return Answer(_WORDS[word], None)
-    if word == 'retry' and not rest:
-        failed = [row for row in held if when(row) == breakpoints.FAILED]
-        if len(failed) != 1:
+    way = kinds.own_exit(word)
+    if way is not None and way.name_optional and not rest:
+        # The one held where it applies (retry: the one failure).
+        there = [row for row in held
+                 if way.applies(when(row), row.get('action') or '')]
+        if len(there) != 1:
             raise AnswerError(
-                _('"retry" takes the failed resource, e.g. "retry %s"') %
-                printable(failed[0]['resource'] if failed else 'node_1'))
-        return Answer(RETRY, failed[0]['resource'])
-    if word in _WITH_ARG:
+                _('"%(word)s" takes %(which)s, e.g. "%(word)s %(name)s"') % {
+                    'word': word, 'which': _(way.which),
+                    'name': printable(there[0]['resource'] if there
+                                      else 'node_1')})
+        return Answer(way.name, there[0]['resource'])
+    if word in _WITH_ARG or way is not None:
         if not rest or ' ' in rest:
             raise AnswerError(_('"%(word)s" takes one resource, e.g. '
                                 '"%(word)s node_1"') % {'word': word})
@@ -175,7 +179,7 @@ def parse_answer(text, held) -> 'Answer':
             raise AnswerError(_('"%(word)s" takes one resource, not a '
                                 'pattern: %(arg)s') % {
                                     'word': word, 'arg': printable(rest)})
-        return Answer(_WITH_ARG[word], rest)
+        return Answer(_WITH_ARG.get(word, word), rest)
     if ' ' in text:
         raise AnswerError(_('unknown answer %(text)r: %(help)s') % {
             'text': printable(text), 'help': PROMPT_HELP})

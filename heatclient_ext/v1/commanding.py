@@ -21,6 +21,7 @@ import typing
 from heatclient import exc as heat_exc
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -42,6 +43,23 @@ def armed_whens(rows, name: str, described: dict, action: str) -> list:
     found = [when for when in breakpoints.WHENS if when in whens and
              action.lower() in breakpoints.WHEN_ACTIONS[when]]
     return found or ([breakpoints.BEFORE] if whens else [])
+
+
+def _exit(way) -> kinds.Exit:
+    """An exit, from itself or its name (one the table declares)."""
+    if isinstance(way, kinds.Exit):
+        return way
+    found = next((each for each in kinds.EXITS if each.name == way), None)
+    if found is None:
+        raise terms.error(_('No way out of a hold is called %(name)s'),
+                          name=way)
+    return found
+
+
+def _refused(words, way, row, when) -> Exception:
+    """The error of exit ``way`` refused by the hold of ``row``."""
+    return terms.error(_(words), name=row['resource'], when=when,
+                       action=row['action'], what=way.name)
 
 
 def _engine_lost(exc) -> bool:
@@ -307,21 +325,19 @@ class Commanding:
                     breakpoints.FAILED] or rows
         return self.release(stack, name, protocol.RELEASE_STEP, rows)
 
-    def failure_holds(self, stack, name, what='retry') -> list:
-        """The rows of ``name`` held on its failure; refuses other holds.
+    def exit_holds(self, stack, name, way) -> list:
+        """The rows of ``name`` held where exit ``way`` applies.
 
-        ``what``: the command that needs them, for its refusal's words.
+        ``way``: a :class:`kinds.Exit` or its name. Any other hold of
+        ``name`` is refused in the exit's words, as is nothing held there.
         """
+        way = _exit(way)
         held = self.held_now(stack)[1]
         rows = [row for row in held if row['resource'] == name]
         for row in rows:
             when = terms.row_value(row, 'when') or breakpoints.BEFORE
-            if when != breakpoints.FAILED:
-                raise terms.error(
-                    _('%(name)s is held %(when)s %(action)s, not '
-                      'on its failure: %(what)s applies to a '
-                      'resource held on failure'), name=name,
-                    when=when, action=row['action'], what=what)
+            if way.whens is not None and when not in way.whens:
+                raise _refused(way.refused_when, way, row, when)
         if not rows:
             self.describe(stack, name)  # a name that cannot exist: say so
             raise terms.error(
@@ -329,15 +345,37 @@ class Commanding:
                   ' (held: %(held)s)'), name=name, stack=stack,
                 held=', '.join(row['resource'] for row in held) or
                 _('nothing'))
+        for row in rows:
+            if way.actions is not None and \
+                    row['action'].lower() not in way.actions:
+                raise _refused(way.refused_action, way, row, terms.row_value(
+                    row, 'when') or breakpoints.BEFORE)
         return rows
+
+    def take_exit(self, stack, name, way) -> list:
+        """Take exit ``way`` (retry, retain...) out of the hold at ``name``.
+
+        What it does is the engine's (:mod:`heat_breakpoint.model.kinds`
+        says which holds it ends); returns the rows released.
+        """
+        way = _exit(way)
+        rows = self.exit_holds(stack, name, way)
+        self._require_plugin(rows, way.name)
+        return self.release(stack, name, way.name, rows)
+
+    def failure_holds(self, stack, name, what='retry') -> list:
+        """The rows of ``name`` held on its failure; refuses other holds.
+
+        ``what``: the exit that needs them (:meth:`exit_holds`).
+        """
+        return self.exit_holds(stack, name, what)
 
     def retry(self, stack, name) -> list:
         """Run the failed action of the resource held at ``name`` again.
 
         In the same operation; if it fails again, it holds again.
         """
-        return self.release(stack, name, protocol.RELEASE_RETRY,
-                            self.failure_holds(stack, name))
+        return self.take_exit(stack, name, kinds.RETRY)
 
     def retain(self, stack, name) -> list:
         """Forget the resource held on the failure of its delete.
@@ -345,16 +383,7 @@ class Commanding:
         Heat forgets it as ``DeletionPolicy: Retain`` does (the physical
         resource stays in the cloud) and the delete goes on.
         """
-        rows = self.failure_holds(stack, name, 'retain')
-        for row in rows:
-            if row['action'] != 'DELETE':
-                raise terms.error(
-                    _('%(name)s is held on the failure of its %(action)s: '
-                      'retain applies to a resource whose delete failed '
-                      '(use retry or continue)'), name=name,
-                    action=row['action'])
-        self._require_plugin(rows, 'retain')
-        return self.release(stack, name, protocol.RELEASE_RETAIN, rows)
+        return self.take_exit(stack, name, kinds.RETAIN)
 
     @staticmethod
     def _require_plugin(rows, what) -> None:

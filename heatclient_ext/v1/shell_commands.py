@@ -18,10 +18,12 @@ manager returns. Every other stock command passes through unchanged.
 
 import json
 import sys
+import textwrap
 
 from heatclient.common import utils
 from heatclient.v1 import shell as stock
 
+from heat_breakpoint.model import kinds as model_kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext import output
@@ -294,39 +296,40 @@ def do_breakpoint_graph(hc, args) -> None:
     print(graph.dot(found) if args.dot else graph.text(found), end='')
 
 
-@_edit_options
-@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
-@utils.arg('resource', metavar='<RESOURCE>',
-           help=_('Resource path of the resource held on failure.'))
-def do_breakpoint_retry(hc, args) -> None:
-    """Run the failed action of a resource held on failure again.
+def _upper_first(text) -> str:
+    return text[:1].upper() + text[1:]
 
-    With a fix, the fix's update runs it again, with the new definition.
+
+def exit_command(way):
+    """``heat breakpoint-<exit>`` (retry, retain) of a :class:`.kinds.Exit`.
+
+    The shell finds its commands by name (``do_breakpoint_retry``).
     """
-    manager = bp_v1.BreakpointManager(hc)
-    edit = editing.edit_of(args)
-    if edit:
-        manager.failure_holds(args.stack, args.resource)
-        manager.edit(args.stack, edit, _say)
-        print(_('Retrying %s with the edit') % printable.printable(
-            args.resource))
-        return
-    rows = manager.retry(args.stack, args.resource)
-    for row in rows:
-        print(_('Retrying %(resource)s (%(action)s)') % {
-            'resource': printable.printable(row['resource']),
-            'action': row['action']})
+    def command(hc, args) -> None:
+        manager = bp_v1.BreakpointManager(hc)
+        edit = editing.edit_of(args) if way.fix_first else None
+        if edit:
+            # The fix's update does it itself (retry: runs it again).
+            manager.exit_holds(args.stack, args.resource, way)
+            manager.edit(args.stack, edit, _say)
+            print(_('%s with the edit') % _upper_first(
+                _(way.doing) % printable.printable(args.resource)))
+            return
+        for row in manager.take_exit(args.stack, args.resource, way):
+            print('%s (%s)' % (_upper_first(_(way.doing) % output.text(
+                row['resource'])), output.text(row['action'])))
+
+    command.__name__ = 'do_breakpoint_' + way.name.replace('-', '_')
+    # As a docstring is written: the shell shows it as it is.
+    details = textwrap.wrap(_(way.shell_details), 70)
+    command.__doc__ = '%s\n\n    %s\n    ' % (
+        _(way.summary), '\n    '.join(details))
+    utils.arg('resource', metavar='<RESOURCE>',
+              help=_(way.resource_help))(command)
+    utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])(command)
+    return _edit_options(command) if way.fix_first else command
 
 
-@utils.arg(*_STACK_ARG[0], **_STACK_ARG[1])
-@utils.arg('resource', metavar='<RESOURCE>',
-           help=_('Resource path of the resource held on the failure of its '
-                  'delete.'))
-def do_breakpoint_retain(hc, args) -> None:
-    """Leave a resource whose delete failed in the cloud, and go on.
-
-    Heat forgets it, as DeletionPolicy Retain does; the delete goes on.
-    """
-    rows = bp_v1.BreakpointManager(hc).retain(args.stack, args.resource)
-    for row in rows:
-        print(_('Retained %(resource)s (%(action)s)') % _safe_row(row))
+# One command each (do_breakpoint_retry, do_breakpoint_retain).
+globals().update({func.__name__: func
+                 for func in map(exit_command, model_kinds.own_exits())})
