@@ -363,13 +363,6 @@ class Commanding:
         self._require_plugin(rows, way.name)
         return self.release(stack, name, way.name, rows)
 
-    def failure_holds(self, stack, name, what='retry') -> list:
-        """The rows of ``name`` held on its failure; refuses other holds.
-
-        ``what``: the exit that needs them (:meth:`exit_holds`).
-        """
-        return self.exit_holds(stack, name, what)
-
     def retry(self, stack, name) -> list:
         """Run the failed action of the resource held at ``name`` again.
 
