@@ -40,6 +40,12 @@ from heatclient_ext.v1 import terms
 # The type Heat's events give a stack itself.
 STACK_TYPE = 'OS::Heat::Stack'
 
+
+def _hold_of(row) -> tuple:
+    """What tells one hold of a resource from the next one there."""
+    return row.get('held_since'), row.get('action'), row.get('hook')
+
+
 #: Seconds the new traversal may take to hold again where the old held.
 REHOLD_TIMEOUT = 60
 #: The kinds of change of Heat's preview, in the order they are told.
@@ -196,7 +202,10 @@ class Editor:
                   'operation was cancelled or failed, nothing applied'),
                 stack=st.stack_name, status=st.stack_status)
         ident = terms.ident(st)
-        held = {row['resource'] for row in rows if row['state'] == terms.HELD}
+        # The holds now: the new traversal's are others (another time,
+        # action or hook), though the view may list these a moment more.
+        held = {row['resource']: _hold_of(row) for row in rows
+                if row['state'] == terms.HELD}
         fields = self.fields(edit)
         self.check_parameters(ident, fields)
         plan = self.plan(ident, fields)
@@ -215,7 +224,9 @@ class Editor:
         except heat_exc.HTTPException as exc:
             raise terms.error(_('Cannot apply the edit: %(reason)s'),
                               reason=terms.server_words(exc))
-        again = self._held_again(ident, started, held - set(gone), timeout)
+        again = self._held_again(
+            ident, started, {name: since for name, since in held.items()
+                             if name not in gone}, timeout)
         for row in again:
             name = row['resource']
             if inputs.get(name):
@@ -248,7 +259,7 @@ class Editor:
         return (self.manager.get_stack(ident).updated_time,
                 tuple(getattr(event, 'id', None) for event in events))
 
-    def _held_again(self, ident: str, started, names: set,
+    def _held_again(self, ident: str, started, before: dict,
                     timeout: float) -> list:
         """The held rows once the new traversal holds where the old did.
 
@@ -265,6 +276,8 @@ class Editor:
             st, rows = self.manager.current(ident)
             held = [row for row in rows if row['state'] == terms.HELD]
             if not terms.running(st) or self.clock() >= deadline or \
-                    names <= {row['resource'] for row in held}:
+                    set(before) <= {row['resource'] for row in held
+                                    if _hold_of(row) !=
+                                    before.get(row['resource'])}:
                 return held
             self.sleep(0.3)

@@ -107,8 +107,8 @@ class FakeManager:
         return {'inputs': {'value': 'old'}}
 
 
-def held(name):
-    return {'resource': name, 'state': terms.HELD}
+def held(name, since='t1'):
+    return {'resource': name, 'state': terms.HELD, 'held_since': since}
 
 
 def test_the_wait_ends_when_the_new_traversal_holds_again():
@@ -118,12 +118,15 @@ def test_the_wait_ends_when_the_new_traversal_holds_again():
         [running, running, updated],
         [(running, [held('vol')]),   # before the edit
          (updated, []),              # the new traversal, not there yet
-         (updated, [held('vol'), held('other')])])
+         (updated, [held('vol'), held('other', 't2')]),
+         # the new traversal's own hold of vol, not the old one's
+         (updated, [held('vol', 't2'), held('other', 't2')])])
     said = []
     editor = editing.Editor(manager, sleep=lambda s: None)
     rows = editor.apply('s', editing.Edit(parameters=('size=5',)),
                         said.append, timeout=60)
     assert [row['resource'] for row in rows] == ['vol', 'other']
+    assert {row['held_since'] for row in rows} == {'t2'}
     assert said[0] == 'Planned change of stack s:\nupdated: vol'
     manager.client.stacks.update.assert_called_once()
     assert manager.client.stacks.update.call_args.kwargs['existing'] is True
@@ -136,7 +139,7 @@ def test_an_edit_in_the_second_of_the_last_update_is_seen_starting():
     manager = FakeManager(
         [running],
         [(running, [held('vol')]),
-         (running, [held('vol')])],
+         (running, [held('vol', 't2')])],
         updates=[('e1',), ('e1',), ('e2',)])
     clock = iter(range(0, 1000, 10))
     editor = editing.Editor(manager, sleep=lambda s: None,
