@@ -74,8 +74,8 @@ class Control:
         with self.holds.lock:
             # No refresh may take the edit's in-between states for stops
             # of their own (the held resource released as superseded,
-            # then held again by the new operation): one under way is
-            # read again after it.
+            # then held again by the new operation): one under way now
+            # or started during it is read again after it.
             self.holds.generation += 1
             try:
                 held = self.manager.edit(self.stack, edit, self.say)
@@ -85,6 +85,8 @@ class Control:
             for row in held:
                 if row['resource'] in self.holds.held:
                     self.holds.held[row['resource']] = row
+            # And a refresh that read the stack meanwhile reads it again.
+            self.holds.generation += 1
         self.tmap = self.remap() or self.tmap
         self.edits.applied(self.tmap)
         return True
