@@ -146,14 +146,25 @@ class LocalHeat:
         from heat.db import migration
 
         from heat_breakpoint.db import migration as our_migration
+        from oslo_config import cfg
+
+        from heat_breakpoint.server import empty_database
         from heat_breakpoint.server import sqlite
         from heat_breakpoint.server import sqlite_ids
+        database = os.path.join(self.state_dir, 'heat.sqlite')
+        # A new state directory's own database (not one a config file
+        # names instead) starts from the cached migrated one.
+        new = (cfg.CONF.database.connection == 'sqlite:///%s' % database
+               and not os.path.exists(database))
+        copied = new and empty_database.copy_into(database)
         engine = db_api.get_engine()
         # Migrations nest connections in one thread: harden afterwards.
         migration.db_sync(engine=engine)
         # The local server's tables are made on first use, as Heat's are.
         our_migration.db_sync(engine)
         sqlite_ids.never_reuse_ids(engine)
+        if new and not copied:
+            empty_database.keep(database)
         sqlite.harden(engine)
 
     def _start_engine(self) -> None:
