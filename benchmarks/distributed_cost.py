@@ -327,39 +327,26 @@ class InProcessHeat:
         """The SQL the plugin's part of one create check sends.
 
         Counted at the driver (PyMySQL's cursors, whichever engine or pool
-        they come from, and the reads whose rows come past the cursor,
-        :mod:`heat_breakpoint.db.driver_rows`): each is a round trip to
-        MariaDB.
+        they come from): each is a round trip to MariaDB.
         """
         from heat.engine import stack as parser
         import pymysql.cursors
 
-        from heat_breakpoint.db import driver_rows
         stack = parser.Stack.load(self.context, stack_id=stack_id,
                                   force_reload=True)
         rsrc = stack[sorted(stack.t.resource_definitions(stack))[1]]
         plugin_cost.load_plugin()
         statements = []
         original = pymysql.cursors.Cursor.execute
-        original_rows = driver_rows.read
-
-        def sent(sql):
-            statements.append(' '.join(str(sql).split()))
 
         def execute(cursor, query, args=None):
-            sent(query)
+            statements.append(' '.join(str(query).split()))
             return original(cursor, query, args)
-
-        def rows_past_the_cursor(driver, sql, args, convert):
-            sent(sql)
-            return original_rows(driver, sql, args, convert)
         pymysql.cursors.Cursor.execute = execute
-        driver_rows.read = rows_past_the_cursor
         try:
             plugin_cost.plugin_calls(rsrc, stack)
         finally:
             pymysql.cursors.Cursor.execute = original
-            driver_rows.read = original_rows
         return statements
 
 
