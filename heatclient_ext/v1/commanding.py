@@ -25,7 +25,9 @@ from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.v1 import stored_environment
 from heatclient_ext.v1 import terms
+from heatclient_ext.v1 import viewing
 
 
 def armed_whens(rows, name: str, described: dict, action: str) -> list:
@@ -70,8 +72,18 @@ def _engine_lost(exc) -> bool:
     return kind in ('MessagingTimeout', 'MessageDeliveryFailure')
 
 
-class Commanding:
-    """The commands; reads through :class:`.viewing.Viewing`'s calls."""
+class Commands:
+    """The commands; what they read, through ``reader``.
+
+    ``stored`` is the stack's stored environment, which a clear changes
+    when nothing is running.
+    """
+
+    def __init__(self, client, reader: viewing.Reader,
+                 stored: stored_environment.StoredEnvironment) -> None:
+        self.client = client
+        self.reader = reader
+        self.stored = stored
 
     def release(self, stack, name=None, how=protocol.RELEASE_CONTINUE,
                 rows=None, extra=None) -> list:
@@ -80,7 +92,7 @@ class Commanding:
         ``extra``: more of what the release says (a continue's depth).
         """
         if rows is None:
-            rows = self.held_now(stack)[1]
+            rows = self.reader.held_now(stack)[1]
         held = [row['resource'] for row in rows]
         if name is not None:
             rows = [row for row in rows if row['resource'] == name]
@@ -88,7 +100,8 @@ class Commanding:
             if name is None:
                 raise terms.error(_('Nothing is held in stack %(stack)s'),
                                   stack=stack)
-            self.describe(stack, name)  # a name that cannot exist: say so
+            # A name that cannot exist: the reader says so.
+            self.reader.describe(stack, name)
             raise terms.error(
                 _('Nothing is held at %(name)s in stack %(stack)s'
                   ' (held: %(held)s)'), name=name, stack=stack,
@@ -122,7 +135,7 @@ class Commanding:
     def _still_held(self, stack, row) -> str:
         """After a lost answer: whether the hold is still there."""
         try:
-            rows = self.held_now(stack)[1]
+            rows = self.reader.held_now(stack)[1]
         except (exceptions.BreakpointCommandError,
                 heat_exc.HTTPException) as exc:
             return _('its state cannot be read either (%s)') % \
@@ -143,20 +156,20 @@ class Commanding:
         breakpoints (all but ``to``, when given); stock Heat still holds
         at them (rows say ``form``).
         """
-        st, found = self.current(stack, nested_depth)
+        st, found = self.reader.current(stack, nested_depth)
         rows = [row for row in found if row['state'] == terms.HELD]
         # The engine disarms the breakpoints this many levels down only.
         extra = {} if nested_depth is None else {
             protocol.SIGNAL_DEPTH_KEY: nested_depth}
         if to is None and not rows and terms.running(st) and \
-                self.view(terms.ident(st)) is not None:
+                self.reader.view(terms.ident(st)) is not None:
             # Nothing held yet: the engine disarms every breakpoint for
             # the rest of the operation; the armed rows say which.
             self._continue_command(st, extra)
             armed = [row for row in found if row['state'] == terms.ARMED]
             # A hold parked while the command was on its way is released
             # too; none parks after it.
-            late = [row for row in self.current(stack, nested_depth)[1]
+            late = [row for row in self.reader.current(stack, nested_depth)[1]
                     if row['state'] == terms.HELD]
             if late:
                 late = self.release(stack, how=protocol.RELEASE_CONTINUE,
@@ -192,10 +205,11 @@ class Commanding:
         Refuses when nothing is running, or when ``name`` cannot name a
         resource of the stack's tree. None without the view.
         """
-        described = self.describe(stack, name)
+        described = self.reader.describe(stack, name)
         if described is None:
             # No view: the resource must exist now, as stock Heat needs.
-            self.find_resource(terms.ident(self.get_stack(stack)), name, None)
+            st = self.reader.get_stack(stack)
+            self.reader.stock.find_resource(terms.ident(st), name, None)
             return None
         st, _rows, found = described
         if not terms.running(st):
@@ -212,7 +226,7 @@ class Commanding:
         may reach into nested stacks the operation has not reached yet.
         """
         st = stack if hasattr(stack, 'stack_status') else \
-            self.get_stack(stack)
+            self.reader.get_stack(stack)
         bp = breakpoints.parse_name(name)
         if terms.is_pattern(name) and kind != 'clear':
             raise terms.error(
@@ -244,8 +258,8 @@ class Commanding:
         # The stack as the view describes it, where there is one: its
         # errors say why it cannot answer (heat-engine without its
         # database), where Heat's stack look-up says "Internal Error".
-        found = self.view(stack)
-        st = found[0] if found is not None else self.get_stack(stack)
+        found = self.reader.view(stack)
+        st = found[0] if found is not None else self.reader.get_stack(stack)
         if not terms.running(st):
             raise terms.error(
                 _('Stack %(stack)s has no operation in progress: '
@@ -272,7 +286,7 @@ class Commanding:
         ``'removed'`` (from the stored environment, by a stack update,
         which ``announce(text)`` is told of before it starts).
         """
-        st, found = self.current(stack)
+        st, found = self.reader.current(stack)
         ident = terms.ident(st)
         rows = [row for row in found
                 if row['state'] == terms.HELD and row['resource'] == name]
@@ -280,7 +294,7 @@ class Commanding:
             return self.release(stack, name, protocol.RELEASE_CLEAR,
                                 rows), 'released'
         if terms.running(st) and not terms.is_pattern(name):
-            described = self.describe(ident, name)
+            described = self.reader.describe(ident, name)
             if described is not None:
                 whens = armed_whens(found, name, described[2],
                                     (st.stack_status or '').split('_')[0])
@@ -308,7 +322,7 @@ class Commanding:
             return [], 'disarmed'
         if announce is not None:
             announce(terms.update_note(st.stack_name, name, found))
-        self.update_environment(ident, remove=[name])
+        self.stored.update(ident, remove=[name])
         return [], 'removed'
 
     def step(self, stack, name=None) -> list:
@@ -317,7 +331,7 @@ class Commanding:
         The next ones are the resources that wait for them in the same
         operation (for a delete, the resources they require).
         """
-        rows = self.held_now(stack)[1]
+        rows = self.reader.held_now(stack)[1]
         self._require_plugin(rows, 'step')
         if name is None:
             # A held failure is not stepped from (retry, continue, clear).
@@ -332,14 +346,15 @@ class Commanding:
         ``name`` is refused in the exit's words, as is nothing held there.
         """
         way = _exit(way)
-        held = self.held_now(stack)[1]
+        held = self.reader.held_now(stack)[1]
         rows = [row for row in held if row['resource'] == name]
         for row in rows:
             when = terms.row_value(row, 'when') or breakpoints.BEFORE
             if way.whens is not None and when not in way.whens:
                 raise _refused(way.refused_when, way, row, when)
         if not rows:
-            self.describe(stack, name)  # a name that cannot exist: say so
+            # A name that cannot exist: the reader says so.
+            self.reader.describe(stack, name)
             raise terms.error(
                 _('Nothing is held at %(name)s in stack %(stack)s'
                   ' (held: %(held)s)'), name=name, stack=stack,

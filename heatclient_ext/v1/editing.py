@@ -107,12 +107,16 @@ def _names(resources) -> list:
 
 
 class Editor:
-    """Applies an :class:`Edit` to a running operation of one manager."""
+    """Applies an :class:`Edit` to a running operation.
 
-    def __init__(self, manager, sleep=time.sleep,
+    ``reader`` (a :class:`.viewing.Reader`, or the manager) reads the
+    stack, its rows and a resource's inputs; its ``client`` sends.
+    """
+
+    def __init__(self, reader, sleep=time.sleep,
                  clock=time.monotonic) -> None:
-        self.manager = manager
-        self.client = manager.client
+        self.reader = reader
+        self.client = reader.client
         self.sleep = sleep
         self.clock = clock
 
@@ -189,7 +193,7 @@ class Editor:
         Waits until the new traversal holds again at every resource held
         now that the edit keeps (or the operation ends, or ``timeout``).
         """
-        st, rows = self.manager.current(stack)
+        st, rows = self.reader.current(stack)
         if not terms.running(st):
             raise terms.error(
                 _('Nothing is running in stack %(stack)s (%(status)s): '
@@ -238,7 +242,7 @@ class Editor:
 
     def _inputs(self, ident: str, name: str) -> dict:
         try:
-            return self.manager.show(ident, name).get('inputs') or {}
+            return self.reader.show(ident, name).get('inputs') or {}
         except exceptions.USER_ERRORS:
             return {}
 
@@ -256,7 +260,7 @@ class Editor:
                 'resource_name': name, 'resource_type': STACK_TYPE,
                 'resource_action': 'UPDATE',
                 'resource_status': 'IN_PROGRESS'})
-        return (self.manager.get_stack(ident).updated_time,
+        return (self.reader.get_stack(ident).updated_time,
                 tuple(getattr(event, 'id', None) for event in events))
 
     def _held_again(self, ident: str, started, before: dict,
@@ -273,7 +277,7 @@ class Editor:
                                     'update has not started'), stack=ident)
             self.sleep(0.2)
         while True:
-            st, rows = self.manager.current(ident)
+            st, rows = self.reader.current(ident)
             held = [row for row in rows if row['state'] == terms.HELD]
             if not terms.running(st) or self.clock() >= deadline or \
                     set(before) <= {row['resource'] for row in held

@@ -9,11 +9,11 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Launching and cancelling an operation, and the stored environment.
+"""Launching and cancelling an operation.
 
 A launch sends a create, update or delete as ``openstack stack
 create/update/delete`` sends it, its breakpoints in the environment
-files :meth:`Operating.prepare_environment` writes; a cancel means the
+files :meth:`.StoredEnvironment.prepare` writes; a cancel means the
 same from every front end.
 """
 
@@ -23,18 +23,32 @@ from heatclient.common import template_utils
 from heatclient import exc as heat_exc
 
 from heat_breakpoint.model import protocol
-from heat_breakpoint.model import registry
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.v1 import commanding
 from heatclient_ext.v1 import environment
+from heatclient_ext.v1 import stored_environment
 from heatclient_ext.v1 import terms
+from heatclient_ext.v1 import viewing
 
 #: Seconds the update that stores a delete's breakpoints may take.
 STORE_TIMEOUT = 180
 
 
-class Operating:
-    """Launch, cancel; the environment sent or stored."""
+class Operations:
+    """Launch, cancel: reads through ``reader``, releases by ``commands``.
+
+    ``stored`` prepares the environment files a launch sends and stores
+    a delete's breakpoints.
+    """
+
+    def __init__(self, client, reader: viewing.Reader,
+                 commands: commanding.Commands,
+                 stored: stored_environment.StoredEnvironment) -> None:
+        self.client = client
+        self.reader = reader
+        self.commands = commands
+        self.stored = stored
 
     def launch(self, action, stack, template=None, environment_files=(),
                parameters=None, existing=False, breakpoints_=(),
@@ -43,21 +57,21 @@ class Operating:
 
         As ``openstack stack create/update/delete`` sends it;
         ``breakpoints_`` (model breakpoints) travel in the environment
-        files :meth:`prepare_environment` writes, as ``--breakpoint``
+        files :meth:`.StoredEnvironment.prepare` writes, as ``--breakpoint``
         would. A delete sends no environment: its breakpoints are stored
         first (:meth:`store_breakpoints`). A create never rolls back.
         """
         client = self.client
         if action == 'delete':
-            st = self.get_stack(stack)
+            st = self.reader.get_stack(stack)
             ident = '%s/%s' % (st.stack_name, st.id)
             if breakpoints_:
                 self.store_breakpoints(ident, breakpoints_, say)
             client.stacks.delete(st.id)
             return ident
-        st = self.get_stack(stack) if action == 'update' else None
+        st = self.reader.get_stack(stack) if action == 'update' else None
         ident = '%s/%s' % (st.stack_name, st.id) if st else None
-        prepared = self.prepare_environment(
+        prepared = self.stored.prepare(
             list(environment_files), breakpoints_, stack=ident,
             existing=existing,
             template_names=environment.template_resource_names(template))
@@ -99,11 +113,11 @@ class Operating:
         """
         say(_('Storing the breakpoints of the delete in the environment of '
               '%s (stack update --existing)') % ident)
-        before = self.get_stack(ident).updated_time
-        self.update_environment(ident, add=breakpoints_)
+        before = self.reader.get_stack(ident).updated_time
+        self.stored.update(ident, add=breakpoints_)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            st = self.get_stack(ident)
+            st = self.reader.get_stack(ident)
             status = st.stack_status or ''
             if st.updated_time != before and not status.endswith(
                     '_IN_PROGRESS'):
@@ -132,7 +146,7 @@ class Operating:
         Returns ``(what, released rows)``. Every front end cancels
         through here, so that a cancel means the same everywhere.
         """
-        st = self.get_stack(stack)
+        st = self.reader.get_stack(stack)
         ident = terms.ident(st)
         status = st.stack_status or ''
         if not terms.running(st):
@@ -151,8 +165,8 @@ class Operating:
         released = []
         for row in held:
             try:
-                self.release(ident, row['resource'], protocol.RELEASE_CLEAR,
-                             [row])
+                self.commands.release(ident, row['resource'],
+                                      protocol.RELEASE_CLEAR, [row])
                 released.append(row)
             except exceptions.USER_ERRORS:
                 pass  # the cancel already let it go
@@ -160,7 +174,7 @@ class Operating:
             return terms.CANCEL_ROLLBACK, released
         # The stopped create: its traversal ends at once; delete after.
         deadline = time.monotonic() + wait
-        while terms.running(self.get_stack(ident)) and \
+        while terms.running(self.reader.get_stack(ident)) and \
                 time.monotonic() < deadline:
             sleep(0.2)
         try:
@@ -171,39 +185,3 @@ class Operating:
                   'delete it: %(reason)s'), stack=st.stack_name,
                 reason=terms.server_words(exc))
         return terms.CANCEL_DELETE, released
-
-    def prepare_environment(self, env_paths, add=(), remove=(), stack=None,
-                            existing=False, template_names=None,
-                            extra_hooks=()):
-        """The environment files to send; see :mod:`.environment`."""
-        return environment.prepare(self.client, env_paths, add, remove,
-                                   stack, existing, template_names,
-                                   extra_hooks)
-
-    def stored_breakpoints(self, stack) -> list:
-        """The breakpoints in a stack's stored environment.
-
-        An update with ``--existing`` keeps them. None of an unknown
-        stack: the command sent next says so in heatclient's words.
-        """
-        try:
-            return registry.from_environment(
-                self.client.stacks.environment(stack))
-        except heat_exc.HTTPNotFound:
-            return []
-
-    def update_environment(self, stack_ident: str, add=(), remove=()) -> None:
-        """PATCH the stored environment: the stack's template is kept."""
-        prepared = self.prepare_environment([], add, remove, stack_ident,
-                                            existing=True)
-        try:
-            tracker = []
-            files, env = (
-                template_utils.process_multiple_environments_and_files(
-                    env_paths=prepared.paths, env_list_tracker=tracker))
-            self.client.stacks.update(
-                stack_id=stack_ident, existing=True, template=None,
-                parameters={}, files=files, environment=env,
-                environment_files=tracker)
-        finally:
-            prepared.cleanup()

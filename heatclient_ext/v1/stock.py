@@ -18,8 +18,8 @@ from the stored environment's marker, the held ones from the resource list
 reason naming the breakpoint) and, for a stock Heat hook hold (the
 resource keeps its old state; only an event says it is paused), the
 latest event of each resource a breakpoint names; ``show`` reads the hit
-event's inputs. :class:`StockListing` is that half of
-:class:`heatclient_ext.v1.manager.BreakpointManager`; the module's
+event's inputs. :class:`StockListing` is what the reader
+(:class:`heatclient_ext.v1.viewing.Reader`) falls back on; the module's
 functions give a nested resource listing its paths and mask inputs read
 from events.
 """
@@ -191,6 +191,9 @@ def hit_inputs(properties, template, resource_name: str):
 class StockListing:
     """Held and armed rows, and ``show``, from Heat's stock API."""
 
+    def __init__(self, client) -> None:
+        self.client = client
+
     def resource_tree(self, stack_ident: str, depth):
         kwargs = {'nested_depth': depth} if depth else {}
         try:
@@ -340,11 +343,13 @@ class StockListing:
         except heat_exc.HTTPException:
             return {}
 
-    def stock_show(self, stack, name, nested_depth=None) -> dict:
-        """``show`` worked out from the resource and event lists."""
-        st = self.get_stack(stack)
+    def show(self, st, armed, name, nested_depth=None) -> dict:
+        """``show`` worked out from the resource and event lists.
+
+        ``st``: the stack as Heat gives it; ``armed``: the breakpoints of
+        its stored environment.
+        """
         ident = _ident(st)
-        armed = self.armed(ident)
         res, tree = self.find_resource(ident, name, armed, nested_depth)
         held = [row for row in self.held(st, armed, tree=tree)
                 if row['resource'] == res.path_name]

@@ -14,7 +14,8 @@
 One request to ``GET /stacks/{stack}/breakpoints`` answers list, show and
 what the commands read; a refresh of a live session reads it with
 ``?progress=1``. Against a Heat without the view the rows are worked out
-from the stock API (:class:`.stock.StockListing`).
+from the stock API (:class:`.stock.StockListing`, which the reader is
+given).
 """
 
 import time
@@ -45,11 +46,15 @@ def view_path(stack: str, nested_depth=None, resource=None,
     return path
 
 
-class Viewing(stock.StockListing):
-    """What a stack's operation holds and arms, read, never changed."""
+class Reader:
+    """What a stack's operation holds and arms, read, never changed.
 
-    def __init__(self, client) -> None:
+    ``listing`` works the rows out where the server has no view.
+    """
+
+    def __init__(self, client, listing: stock.StockListing) -> None:
         self.client = client
+        self.stock = listing
 
     def get_stack(self, stack):
         try:
@@ -152,8 +157,8 @@ class Viewing(stock.StockListing):
             return found
         st = self.get_stack(stack)
         armed = self.armed(terms.ident(st))
-        rows = self.held(st, armed, nested_depth)
-        return st, rows + self.armed_rows(st, armed, rows)
+        rows = self.stock.held(st, armed, nested_depth)
+        return st, rows + self.stock.armed_rows(st, armed, rows)
 
     def list(self, stack, nested_depth: typing.Optional[int] = None):
         """Armed and held breakpoints of a stack, as rows (dicts).
@@ -186,6 +191,12 @@ class Viewing(stock.StockListing):
                                   stack=st.stack_name)
             return {key: found.get(key) for key in terms.SHOW_KEYS}
         return self.stock_show(stack, name, nested_depth)
+
+    def stock_show(self, stack, name, nested_depth=None) -> dict:
+        """``show`` worked out from the resource and event lists."""
+        st = self.get_stack(stack)
+        return self.stock.show(st, self.armed(terms.ident(st)), name,
+                               nested_depth)
 
     def wait(self, stack, poll=5, sleep=time.sleep) -> tuple:
         """Wait until the stack is held at a breakpoint or finished.

@@ -59,7 +59,7 @@ def test_legacy_create_holds_and_releases(legacy_server, stack_name):
         ('a2', 'held', 'plugin')]
     shared = ('resource', 'action', 'state', 'held_since', 'hook', 'form',
               'breakpoint', 'stack', 'resource_name')
-    with mock.patch.object(manager, 'view', return_value=None):
+    with mock.patch.object(manager.reading, 'view', return_value=None):
         assert [{k: r[k] for k in shared} for r in rows] == [
             {k: r[k] for k in shared} for r in manager.list(stack_name)]
 

@@ -48,7 +48,7 @@ def without_timeout(rows):
 
 
 def client_side(manager, stack, nested_depth=None):
-    with mock.patch.object(manager, 'view', return_value=None):
+    with mock.patch.object(manager.reading, 'view', return_value=None):
         return manager.list(stack, nested_depth)
 
 

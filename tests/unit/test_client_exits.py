@@ -33,6 +33,7 @@ from heatclient_ext.terminal import watch_session
 from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import shell_commands
+from heatclient_ext.v1 import viewing
 
 SKIP = kinds.Exit(
     name='skip', whens=(kinds.FAILED.when,), actions=('update',),
@@ -71,7 +72,7 @@ def heat():
 
 
 def held_in(heat, *rows):
-    return mock.patch.object(bp_v1.BreakpointManager, 'held_now',
+    return mock.patch.object(viewing.Reader, 'held_now',
                              return_value=(None, [
                                  dict(row, stack='s/%s' % heat.stack['id'])
                                  for row in rows]))

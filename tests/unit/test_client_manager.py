@@ -511,7 +511,7 @@ def test_step_and_continue_release_what_the_view_lists(manager, served):
 
 
 def test_clear_of_an_armed_pattern_found_in_the_view(manager, served):
-    with mock.patch.object(manager, 'command') as command:
+    with mock.patch.object(manager.commands, 'command') as command:
         rows, result = manager.clear('s', 'web*')
     assert (rows, result) == ([], 'disarmed')
     stack, name, kind = command.call_args[0]

@@ -20,6 +20,7 @@ from heatclient_ext import exceptions
 from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_breakpoint
 from heatclient_ext.v1 import manager as bp_v1
+from heatclient_ext.v1 import viewing
 
 
 def held_row(stack, name, when):
@@ -40,7 +41,7 @@ def heat():
 
 def manager_with(heat, *rows):
     manager = bp_v1.BreakpointManager(heat)
-    manager.held_now = mock.Mock(return_value=(None, list(rows)))
+    manager.reading.held_now = mock.Mock(return_value=(None, list(rows)))
     return manager
 
 
@@ -65,7 +66,7 @@ def test_retry_of_a_hold_that_is_not_a_failure_is_refused(heat):
 
 def test_retry_of_nothing_held_names_what_is(heat):
     manager = manager_with(heat, held_row(heat.stack, 'f', 'failed'))
-    manager.describe = mock.Mock(return_value=None)
+    manager.reading.describe = mock.Mock(return_value=None)
     with pytest.raises(exceptions.USER_ERRORS) as raised:
         manager.retry('s', 'a')
     assert 'Nothing is held at a' in str(raised.value)
@@ -76,7 +77,7 @@ def test_retry_of_nothing_held_names_what_is(heat):
 def test_osc_retry_rows(heat):
     args = mock.Mock(stack='s', resource='f', template=None,
                      environment=None, parameter=None)
-    with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
+    with mock.patch.object(viewing.Reader, 'held_now',
                            return_value=(None, [held_row(
                                heat.stack, 'f', 'failed')])):
         columns, rows = osc_breakpoint.retry_breakpoint(heat, args)
@@ -88,7 +89,7 @@ def test_legacy_shell_retry(heat, capsys):
     from heatclient_ext.v1 import shell_commands as shell
     args = mock.Mock(stack='s', resource='f', template=None,
                      environment=None, parameter=None)
-    with mock.patch.object(bp_v1.BreakpointManager, 'held_now',
+    with mock.patch.object(viewing.Reader, 'held_now',
                            return_value=(None, [held_row(
                                heat.stack, 'f', 'failed')])):
         shell.do_breakpoint_retry(heat, args)
@@ -121,7 +122,8 @@ def test_a_release_whose_engine_stopped_answering_says_what_happened(
     row = held_row(heat.stack, 'f', 'failed')
     row['held_since'] = '2026-12-04T10:00:00Z'
     manager = manager_with(heat)
-    manager.held_now = mock.Mock(return_value=(None, [row] if still else []))
+    manager.reading.held_now = mock.Mock(
+        return_value=(None, [row] if still else []))
     heat.resources.signal = _lost
     with pytest.raises(exceptions.USER_ERRORS) as raised:
         manager.release('s', 'f', protocol.RELEASE_RETRY, [row])
