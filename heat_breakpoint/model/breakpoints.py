@@ -116,7 +116,8 @@ class Breakpoint:
 
     path: tuple[str, ...]
     pattern: str
-    actions: tuple[str, ...] = None
+    # None (every action) or any iterable: __post_init__ makes a tuple.
+    actions: tuple[str, ...] = None  # type: ignore[assignment]
     when: str = BEFORE
 
     def __post_init__(self) -> None:
@@ -343,7 +344,7 @@ def from_hooks(hooks: typing.Union[str, typing.Sequence[str]]
                ) -> tuple[str, tuple[str, ...]]:
     """``(when, actions)`` of stock hook names (``'post-create'``)."""
     names = [hooks] if isinstance(hooks, str) else hooks
-    found = {}
+    found: dict[str, list[str]] = {}
     for hook in names:
         for when, prefix in _HOOK_PREFIX.items():
             action = hook[len(prefix):] if isinstance(hook, str) and \
@@ -382,7 +383,9 @@ def parse_name(text: str, actions: typing.Union[str, typing.Iterable[str],
         raise BreakpointError(
             'a breakpoint must be a resource name, got %s' % yaml_kind(text))
     segments = text.split(SEPARATOR)
-    return Breakpoint(tuple(segments[:-1]), segments[-1], actions, when)
+    # A name of actions or any iterable of them: __post_init__ normalises.
+    return Breakpoint(tuple(segments[:-1]), segments[-1],
+                      actions, when)  # type: ignore[arg-type]
 
 
 def parse_pattern(text: str, actions: typing.Union[str, typing.Iterable[
@@ -523,7 +526,8 @@ def _parse_native(value: object, where: str) -> Native:
     if value is None:
         return None
     hook_list(value, '%s.%s' % (where, KEY_NATIVE))
-    return copy.deepcopy(value)
+    # hook_list refused anything but a hook name or a list of them.
+    return copy.deepcopy(typing.cast(Native, value))
 
 
 def parse_entries(value: object, where: str,
@@ -538,7 +542,7 @@ def parse_entries(value: object, where: str,
             "list of those; got %s" % (where, yaml_kind(value)))
     check_count(len(value), where)
     entries = []
-    first_seen = {}
+    first_seen: dict[tuple, str] = {}
     for index, item in enumerate(value):
         item_where = '%s[%d]' % (where, index)
         breakpoint, native = _parse_entry(item, item_where, marker)

@@ -32,7 +32,9 @@ MAX_ALIAS_EXPANSION = 100000
 MAX_NESTING = 200
 
 
-class _EnvironmentLoader(getattr(yaml, 'CSafeLoader', yaml.SafeLoader)):
+# libyaml's loader where PyYAML was built with it: a base chosen at import.
+class _EnvironmentLoader(getattr(  # type: ignore[misc]
+        yaml, 'CSafeLoader', yaml.SafeLoader)):
     """Safe YAML, reading dates as strings exactly as Heat's loader does."""
 
 
@@ -55,7 +57,7 @@ def _check_node_graph(root: yaml.Node) -> None:
     here; it only explodes when something walks the constructed data (copy,
     JSON). Count what the expansion would be, once per distinct node.
     """
-    expanded = {}
+    expanded: dict[int, int] = {}
     ancestors = set()
     pending = [(root, 1, False)]
     while pending:

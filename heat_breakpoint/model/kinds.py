@@ -322,4 +322,6 @@ def of(when: typing.Optional[str]) -> Kind:
 
     A newer engine's kind reads as the spec's breakpoint (before) does.
     """
+    if when is None:
+        return BEFORE
     return BY_WHEN.get(when, BEFORE)

@@ -89,9 +89,9 @@ class _Remapped(object):
 
     def __init__(self, environments: typing.Iterable, kinds: typing.Iterable):
         kinds = {kind for kind in kinds if not _could_be_stack(kind)}
-        self.everywhere = set()
-        self.by_name = {}
-        self.by_pattern = []
+        self.everywhere: set[str] = set()
+        self.by_name: dict[str, set[str]] = {}
+        self.by_pattern: list[tuple[str, set[str]]] = []
 
         def remapped(keys):
             keys = [str(key) for key in keys]
@@ -116,7 +116,7 @@ class _Remapped(object):
                 else:
                     self.by_pattern.append((pattern, found))
 
-    def remaps(self, name: str, kind: str) -> bool:
+    def remaps(self, name: str, kind: typing.Optional[str]) -> bool:
         if kind in self.everywhere or kind in self.by_name.get(name, ()):
             return True
         return any(kind in kinds and fnmatch.fnmatchcase(name, pattern)

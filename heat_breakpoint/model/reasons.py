@@ -71,7 +71,7 @@ def _readers() -> tuple:
     A reason that one kind alone writes (other than before's) tells the
     kind; the planned kinds share theirs, which tells the change instead.
     """
-    writers = {}
+    writers: dict[str, list] = {}
     for kind in kinds.KINDS:
         writers.setdefault(kind.reason, []).append(kind)
     return tuple((_reason_re(found[0]), found[0],
@@ -135,6 +135,8 @@ def parse_held(reason: str | None) -> dict | None:
 
 def taken(way: kinds.Exit, name: str, physical_id) -> str:
     """The event of exit ``way`` taken at ``name`` (:attr:`.Exit.event`)."""
+    # Only an exit that declares its event records one.
+    assert way.event is not None, way.name
     return way.event % {'name': printable(name),
                         'physical': printable(physical_id or 'none')}
 

@@ -67,6 +67,18 @@ def _registry_path(segments: typing.Sequence[str]) -> list[str]:
     return [REGISTRY, RESOURCES] + list(segments)
 
 
+@typing.overload
+def _registry_entry(env: dict, segments: typing.Sequence[str],
+                    create: typing.Literal[True]) -> dict:
+    ...
+
+
+@typing.overload
+def _registry_entry(env: dict, segments: typing.Sequence[str],
+                    create: bool) -> typing.Optional[dict]:
+    ...
+
+
 def _registry_entry(env: dict, segments: typing.Sequence[str],
                     create: bool) -> typing.Optional[dict]:
     """The registry mapping of one resource path, made on demand.
@@ -147,6 +159,16 @@ def _remove_hooks(env: dict, breakpoint: Breakpoint,
     else:
         entry.pop(HOOKS, None)
     _prune(env, breakpoint.segments)
+
+
+@typing.overload
+def _parameter_defaults(env: dict, create: typing.Literal[True]) -> dict:
+    ...
+
+
+@typing.overload
+def _parameter_defaults(env: dict, create: bool) -> typing.Optional[dict]:
+    ...
 
 
 def _parameter_defaults(env: dict, create: bool) -> typing.Optional[dict]:
@@ -284,9 +306,9 @@ def native_hooks(env: object) -> list[tuple[tuple[str, ...],
                  if isinstance(registry, dict) else None)
     if not isinstance(resources, dict):
         return []
-    found = []
+    found: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
     # Iterative walk: a hostile environment may nest deeper than the stack.
-    pending = [((), resources)]
+    pending: list[tuple[tuple[str, ...], dict]] = [((), resources)]
     while pending:
         segments, node = pending.pop()
         hooks = node.get(HOOKS)

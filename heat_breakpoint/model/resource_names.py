@@ -74,8 +74,8 @@ def matching_names(pattern: str, names: typing.Sequence[str],
     prefix = _WILDCARD.split(pattern, 1)[0]
     start = bisect.bisect_left(names, prefix)
     if len(prefix) == len(pattern):
-        found = start < len(names) and names[start] == pattern
-        return [pattern] if found else []
+        exact = start < len(names) and names[start] == pattern
+        return [pattern] if exact else []
     match = _compiled(pattern)
     found = []
     for name in itertools.islice(names, start, None):

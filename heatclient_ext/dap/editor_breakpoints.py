@@ -21,6 +21,7 @@ while it runs :class:`Arming` arms and disarms what changed, as
 
 import fnmatch
 import os
+import typing
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
@@ -87,9 +88,9 @@ class EditorBreakpoints:
     """What the editor set: by source file, by name, and the filter."""
 
     def __init__(self) -> None:
-        self.by_source = {}
-        self.functions = []
-        self.failures = None
+        self.by_source: dict = {}
+        self.functions: list = []
+        self.failures: typing.Optional[Breakpoint] = None
         self._last_id = 0
 
     def _new_id(self):
@@ -187,8 +188,8 @@ class Arming:
 
     def __init__(self, say) -> None:
         self.say = say
-        self.armed = set()  # (name, when)
-        self.ours = set()
+        self.armed: set[tuple[str, str]] = set()  # (name, when)
+        self.ours: set = set()
 
     def sync(self, manager, stack, wanted) -> None:
         for name, when in sorted(wanted - self.armed):

@@ -44,7 +44,7 @@ class SavedEdits:
                  tmap: typing.Optional[lines.TemplateMap] = None) -> None:
         self.template = template
         self.environment_files = tuple(environment_files)
-        self.parameters = {}
+        self.parameters: dict = {}
         self.seen = self._fingerprints(tmap)
 
     def _files(self, tmap) -> list:

@@ -18,6 +18,7 @@ has yet to begin, nor while Heat is about to roll a failure back.
 """
 
 import time
+import typing
 
 from heatclient_ext.v1 import live
 
@@ -32,13 +33,13 @@ class OperationEnd:
 
     def __init__(self, get_stack) -> None:
         #: create, update or delete (None: attached to a running one).
-        self.action = None
-        self.started_at = None
+        self.action: typing.Optional[str] = None
+        self.started_at: typing.Optional[float] = None
         self.seen_running = False
         # After a cancel: the status prefix that ends the session
         # (ROLLBACK for an update, DELETE for a create), and since when.
-        self.expect = None
-        self.expect_since = 0
+        self.expect: typing.Optional[str] = None
+        self.expect_since = 0.0
         self.rollback = live.RollbackAhead(get_stack)
 
     def started(self) -> None:

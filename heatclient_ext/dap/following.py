@@ -25,6 +25,7 @@ latest events to the Debug Console, and the end of the operation (as
 import logging
 import threading
 import time
+import typing
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
@@ -45,8 +46,8 @@ class Following:
         self.interval = interval
         self.finished = threading.Event()
         self.told_end = threading.Event()  # exited and terminated sent
-        self._seen_events = set()
-        self._poller = None
+        self._seen_events: set = set()
+        self._poller: typing.Optional[threading.Thread] = None
         self._wake = threading.Event()  # a refresh now (or the end)
         self._eager_until = 0.0
 
@@ -56,8 +57,9 @@ class Following:
 
     def start(self) -> None:
         self.hurry()
-        self._poller = threading.Thread(target=self._poll, daemon=True)
-        self._poller.start()
+        poller = self._poller = threading.Thread(target=self._poll,
+                                                 daemon=True)
+        poller.start()
 
     def hurry(self) -> None:
         """A hold is likely soon: refresh now, then eagerly for a while."""

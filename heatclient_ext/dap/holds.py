@@ -51,13 +51,14 @@ class Holds:
     def __init__(self, event) -> None:
         self.event = event
         self.lock = threading.RLock()
-        self.held = {}  # path -> row
-        self.threads = {}  # path -> thread id
+        self.held: dict[str, dict] = {}  # path -> row
+        self.threads: dict[str, int] = {}  # path -> thread id
         self._next = OPERATION_THREAD + 1
         self.generation = 0
         self.reason = None  # 'step', for the next holds
-        self.reason_at = {}  # path -> 'entry' or 'pause'
-        self.released = {}  # path -> (its held_since, until when)
+        self.reason_at: dict[str, str] = {}  # path -> 'entry' or 'pause'
+        # path -> (its held_since, until when)
+        self.released: dict[str, tuple] = {}
 
     def path(self, tid) -> typing.Optional[str]:
         for path, found in self.threads.items():

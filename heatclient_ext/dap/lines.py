@@ -127,7 +127,7 @@ def parse(path, text=None) -> tuple:
                                   'path': path,
                                   'reason': ' '.join(str(exc).split())})
     resources = _get(root, 'resources')
-    found = {}
+    found: dict = {}
     if not isinstance(resources, yaml.MappingNode):
         return found, None
     names = {_scalar(k) for k, _v in resources.value}
@@ -181,11 +181,11 @@ class TemplateMap:
     def __init__(self, template, environment_files=()) -> None:
         self.root = os.path.abspath(template)
         self.registry = registry_files(environment_files)
-        self._files = {}  # path -> definitions by name
+        self._files: dict = {}  # path -> definitions by name
         #: file -> the path prefixes (tuples) through which it is used.
-        self.uses = {}
+        self.uses: dict = {}
         #: resource path (maybe with '*' for a group member) -> Definition
-        self.paths = {}
+        self.paths: dict = {}
         self._walk(self.root, (), (self.root,))
 
     # -- building

@@ -59,7 +59,7 @@ class Sessions:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.live = set()
+        self.live: set = set()
 
     def add(self, sess) -> None:
         with self.lock:

@@ -24,6 +24,7 @@ held rows, its latest events, and its end, ``exited`` then
 import logging
 import os
 import threading
+import typing
 
 
 from heat_breakpoint.model import breakpoints
@@ -88,16 +89,17 @@ class Session:
         # Start a local Heat at initialize, while the editor configures:
         # most of F5's wait is that server starting.
         self.prestart = prestart
-        self.map = None
-        self.edits = None  # what is saved or set while stopped
-        self.launched_environment = ()
+        self.map: typing.Optional[lines.TemplateMap] = None
+        # what is saved or set while stopped
+        self.edits: typing.Optional[dap_edits.SavedEdits] = None
+        self.launched_environment: tuple = ()
         self.client = None
-        self.manager = None
-        self.local = None
-        self.endpoint = None
-        self.faults = []
-        self.stack = None
-        self.control = None
+        self.manager: typing.Optional[bp_v1.BreakpointManager] = None
+        self.local: typing.Optional[heat.LocalHeat] = None
+        self.endpoint: typing.Optional[str] = None
+        self.faults: list = []
+        self.stack: typing.Optional[str] = None
+        self.control: typing.Optional[dap_control.Control] = None
         self.attached = False
         self.breakpoints = editor_breakpoints.EditorBreakpoints()
         self.arming = editor_breakpoints.Arming(self.say)
@@ -118,7 +120,7 @@ class Session:
         self.parting = (None, False)
         self.closed = threading.Event()  # close() has stopped everything
         self.end = ending.OperationEnd(
-            lambda stack: self.manager.get_stack(stack))
+            lambda stack: self._heat().get_stack(stack))
 
     # -- wire
 
@@ -320,7 +322,7 @@ class Session:
         self._template_map(args)
         self.attached = True
         self._connect(args)
-        st = self.manager.get_stack(args['stack'])
+        st = self._heat().get_stack(args['stack'])
         self._started('%s/%s' % (st.stack_name, st.id))
         self.end.seen_running = True
         self.event('initialized')
@@ -397,10 +399,16 @@ class Session:
 
     # -- control
 
-    def _control(self):
+    def _control(self) -> dap_control.Control:
         if self.control is None:
             raise RequestError(_('nothing launched yet'))
         return self.control
+
+    def _heat(self) -> bp_v1.BreakpointManager:
+        """The manager, from the launch's or the attach's connect on."""
+        if self.manager is None:
+            raise RequestError(_('not connected to Heat yet'))
+        return self.manager
 
     def _resumed(self, reason=None, rows=()) -> None:
         self.holds.resumed(reason, rows)
@@ -470,7 +478,7 @@ class Session:
         """
         if self.stack is None or self.finished.is_set() or self.end.expect:
             return
-        st = self.manager.get_stack(self.stack)
+        st = self._heat().get_stack(self.stack)
         status = st.stack_status or ''
         if not status.endswith('_IN_PROGRESS'):
             return
@@ -478,10 +486,10 @@ class Session:
         self.end.cancelled(status)
         self._resumed(None, rows)
         if status.startswith('DELETE'):
-            self.control.release(rows)
+            self._control().release(rows)
             return
         try:
-            what, _rows = self.manager.cancel(self.stack, rows)
+            what, _rows = self._heat().cancel(self.stack, rows)
         except exceptions.USER_ERRORS as exc:
             self.end.expect = None
             raise RequestError(exceptions.one_line(exc))
@@ -532,7 +540,7 @@ class Session:
             ours |= self.control.ours
         for name in sorted(ours):
             try:
-                _rows, result = self.manager.clear(self.stack, name)
+                _rows, result = self._heat().clear(self.stack, name)
                 LOG.info('on leaving: %s %s', name, result)
             except exceptions.USER_ERRORS as exc:
                 # Done meanwhile, or disarmed from elsewhere: nothing to do.

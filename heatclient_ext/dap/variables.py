@@ -38,7 +38,7 @@ class References:
     """Numbers for expandable values, valid until the next resume."""
 
     def __init__(self) -> None:
-        self._values = {}
+        self._values: dict = {}
         self._next = 1000
 
     def add(self, value) -> int:

@@ -16,7 +16,6 @@ from its declaration (:func:`exit_command`).
 """
 
 import argparse
-import logging
 import textwrap
 
 from osc_lib.command import command
@@ -26,6 +25,7 @@ from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import clients
 from heatclient_ext import output
 from heatclient_ext import printable
 from heatclient_ext.v1 import changes as bp_changes
@@ -71,7 +71,7 @@ def _add_resource(parser, required=True) -> None:
 
 
 # ``set``'s options of each kind but before (its default), from the model.
-_WHEN_FLAGS = tuple((kind.flag, kind.when, _(kind.flag_help))
+_WHEN_FLAGS = tuple((kind.flag, kind.when, _(kind.flag_help or ''))
                     for kind in kinds.KINDS if kind.flag)
 
 
@@ -193,7 +193,7 @@ def _add_depth(parser, words) -> None:
                         type=bp_v1.depth_argument, help=words)
 
 
-class _Breakpoint(object):
+class _Breakpoint(command.Command):
     """What every breakpoint command does: its parser, a log line, its run.
 
     ``takes``: the positional arguments every command of its kind takes
@@ -201,11 +201,7 @@ class _Breakpoint(object):
     (``run`` is cliff's).
     """
 
-    takes = ('stack',)
-
-    @property
-    def log(self):
-        return logging.getLogger('%s.%s' % (__name__, type(self).__name__))
+    takes: tuple[str, ...] = ('stack',)
 
     def get_parser(self, prog_name: str):
         parser = super().get_parser(prog_name)
@@ -217,9 +213,12 @@ class _Breakpoint(object):
     def add_options(self, parser) -> None:
         pass
 
+    def carry_out(self, client, parsed_args):
+        raise NotImplementedError
+
     def take_action(self, parsed_args: argparse.Namespace):
         self.log.debug('take_action(%s)', parsed_args)
-        return self.carry_out(self.app.client_manager.orchestration,
+        return self.carry_out(clients.orchestration(self.app),
                               parsed_args)
 
     def _say(self, text) -> None:

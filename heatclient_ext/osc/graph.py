@@ -19,6 +19,7 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import clients
 from heatclient_ext.v1 import dependency_graph as graph
 from heatclient_ext.v1 import manager as bp_v1
 from heatclient_ext.v1 import stock
@@ -64,5 +65,5 @@ class GraphBreakpoint(command.Command):
     def take_action(self, parsed_args: argparse.Namespace) -> int:
         self.log.debug('take_action(%s)', parsed_args)
         self.app.stdout.write(render_graph(
-            self.app.client_manager.orchestration, parsed_args))
+            clients.orchestration(self.app), parsed_args))
         return 0

@@ -31,12 +31,15 @@ once the operation has started.
 import argparse
 import atexit
 import io
+import typing
 
+from cliff import display
 from cliff import hooks
 from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import clients
 from heatclient_ext.osc import waiting
 from heatclient_ext.osc import watch
 from heatclient_ext import output
@@ -73,7 +76,8 @@ def add_no_breakpoint_option(parser) -> None:
 class _BreakpointHook(hooks.CommandHook):
     """Shared by the create and update hooks."""
 
-    action = None
+    #: create or update: each hook's own.
+    action: str
 
     def __init__(self, command) -> None:
         super().__init__(command)
@@ -92,7 +96,7 @@ class _BreakpointHook(hooks.CommandHook):
 
     def _manager(self):
         return bp_v1.BreakpointManager(
-            self.cmd.app.client_manager.orchestration)
+            clients.orchestration(self.cmd.app))
 
     def before(self, parsed_args: argparse.Namespace):
         add = getattr(parsed_args, 'breakpoints', None) or []
@@ -113,7 +117,7 @@ class _BreakpointHook(hooks.CommandHook):
                     self.action == 'update':
                 # taken where stock takes it: before the update is sent
                 self._marker = waiting.last_event_id(
-                    self.cmd.app.client_manager.orchestration,
+                    clients.orchestration(self.cmd.app),
                     self._stack(parsed_args))
             parsed_args.wait = False
             self._wait = True
@@ -194,7 +198,7 @@ class _BreakpointHook(hooks.CommandHook):
 
     def _follow(self, parsed_args, manager, name, ident) -> tuple:
         """heatclient's wait, which also returns at a hold."""
-        client = self.cmd.app.client_manager.orchestration
+        client = clients.orchestration(self.cmd.app)
         # the events as heatclient prints them, in the table format only:
         # a machine format (-f json...) stays parseable, as it was
         out = self.cmd.app.stdout if getattr(
@@ -223,7 +227,7 @@ class _BreakpointHook(hooks.CommandHook):
 
     def _session(self, parsed_args, manager, ident) -> tuple:
         """The watch session, then the end it left, as ``--wait`` ends."""
-        client = self.cmd.app.client_manager.orchestration
+        client = clients.orchestration(self.cmd.app)
         code = watch.session(self.cmd.app, client, ident,
                              interactive=True).run()
         if code:
@@ -250,7 +254,8 @@ class _BreakpointHook(hooks.CommandHook):
         formats (``-f json``...) carry it in the ``held_breakpoints``
         field only, so that their output stays parseable.
         """
-        cmd = self.cmd
+        # A hook of stack create and update, which are display commands.
+        cmd = typing.cast(display.DisplayCommandBase, self.cmd)
         produce_output = cmd.produce_output
 
         def produce_then_say(parsed_args, column_names, data):
@@ -258,7 +263,8 @@ class _BreakpointHook(hooks.CommandHook):
             cmd.app.stdout.write(text)
             return result
 
-        cmd.produce_output = produce_then_say
+        # This command's only: cliff prints after the after-hooks ran.
+        cmd.produce_output = produce_then_say  # type: ignore[method-assign]
 
 
 class CreateBreakpointHook(_BreakpointHook):

@@ -29,6 +29,7 @@ from osc_lib import exceptions as osc_exc
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
+from heatclient_ext.osc import clients
 from heatclient_ext.terminal import watch_session as watch_v1
 from heatclient_ext.v1 import live
 from heatclient_ext.v1 import manager as bp_v1
@@ -133,5 +134,5 @@ class WatchBreakpoint(command.Command):
         return parser
 
     def take_action(self, parsed_args: argparse.Namespace):
-        return watch(self.app, self.app.client_manager.orchestration,
+        return watch(self.app, clients.orchestration(self.app),
                      parsed_args)

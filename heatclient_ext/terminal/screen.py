@@ -23,10 +23,12 @@ import shutil
 import sys
 import textwrap
 import time
+import typing
 
 from heat_breakpoint.model import breakpoints
 from heatclient_ext._i18n import _
 from heatclient_ext.printable import printable
+from heatclient_ext.terminal import keyboard
 from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import live
 
@@ -226,11 +228,11 @@ class Screen:
         self.out = out
         self.redraw = redraw
         self.size = size
-        self.keys = None
-        self.log = []
-        self.notes = []
+        self.keys: typing.Optional[keyboard.LineReader] = None
+        self.log: list = []
+        self.notes: list = []
         self.prompted = None
-        self._last_line = None
+        self._last_line: typing.Optional[str] = None
 
     def write(self, text) -> None:
         self.out.write(text)

@@ -21,6 +21,7 @@ typed without stopping the screen (:mod:`.keyboard`) and the loop
 
 import contextlib
 import time
+import typing
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
@@ -113,7 +114,8 @@ class Session:
         self.cancelled = False
         self._named = None
         self._seen_running = False
-        self._running = None  # the status of the operation followed
+        # the status of the operation followed
+        self._running: typing.Optional[tuple] = None
         self.rollback = live.RollbackAhead(
             lambda stack: self.manager.get_stack(stack), clock)
 

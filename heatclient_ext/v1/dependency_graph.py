@@ -81,7 +81,7 @@ def _topological(nodes) -> list:
     latest of the ones it requires. Within a wave, by name.
     """
     by_name = {node.name: node for node in nodes}
-    requires = {node.name: set() for node in nodes}
+    requires: dict[str, set[str]] = {node.name: set() for node in nodes}
     for node in nodes:
         for name in node.required_by:
             if name in requires and name != node.name:
@@ -304,9 +304,9 @@ def _owner_kind(node) -> str:
 
 class _Dot:
     def __init__(self) -> None:
-        self.ids = {}
-        self.clusters = {}
-        self.out = []
+        self.ids: dict[str, str] = {}
+        self.clusters: dict[str, str] = {}
+        self.out: list[str] = []
 
     def node_id(self, node) -> str:
         return self.ids.setdefault(node.path, 'n%d' % len(self.ids))

@@ -135,7 +135,7 @@ class Editor:
                     template_file=edit.template)
                 fields.update(template=template, files=dict(files))
             if edit.environment_files:
-                tracker = []
+                tracker: list = []
                 env_files, env = (
                     template_utils.process_multiple_environments_and_files(
                         env_paths=list(edit.environment_files),

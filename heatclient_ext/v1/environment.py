@@ -306,7 +306,7 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
         if _drop_pre_hooks(entry['env'], set(removed)):
             entry['changed'] = True
 
-    generated = {}
+    generated: dict = {}
     hook_home = next((f for f in reversed(files)
                       if _has_resources(f['env'])), None)
     hook_env = hook_home['env'] if hook_home else generated
@@ -349,7 +349,7 @@ def prepare(client, env_paths, add=(), remove=(), stack=None,
     return Prepared(*_write_all(files, generated), final)
 
 
-def _write_all(files, generated) -> tuple:
+def _write_all(files, generated) -> tuple[list, str]:
     tmpdir = tempfile.mkdtemp(prefix='heat-breakpoint-')
     paths = []
     try:

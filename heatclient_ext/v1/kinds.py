@@ -29,7 +29,8 @@ Kind = collections.namedtuple('Kind', ('option', 'dest', 'when', 'help'))
 
 # Every kind but before, whose --breakpoint is the hooks' own (with its
 # --no-breakpoint), as the model declares it.
-KINDS = tuple(Kind(kind.option, kind.dest, kind.when, _(kind.option_help))
+KINDS = tuple(Kind(kind.option, kind.dest, kind.when,
+                   _(kind.option_help or ''))
               for kind in model_kinds.KINDS if kind.flag)
 _COMMON_HELP = _(' Nested resources are named nested_stack/resource; '
                  'wildcards as in --breakpoint (\'*\': every resource). '

@@ -161,7 +161,8 @@ class RollbackAhead:
         self.get_stack = get_stack
         self.clock = clock
         self.wait = wait
-        self._seen = None  # (status, since when; None: no rollback ahead)
+        # (status, since when; None: no rollback ahead)
+        self._seen: typing.Optional[tuple] = None
 
     def pending(self, stack, status) -> bool:
         action, _sep, state = status.rpartition('_')

@@ -68,7 +68,8 @@ def template_resource_names(path) -> typing.Optional[dict]:
     return found
 
 
-def _local_file(base: str, target) -> typing.Optional[str]:
+def _local_file(base: typing.Optional[str],
+                target) -> typing.Optional[str]:
     """The local template ``target`` names, relative to ``base``'s folder.
 
     None when it is no template file, or one only Heat can fetch.
@@ -79,7 +80,8 @@ def _local_file(base: str, target) -> typing.Optional[str]:
     if '://' in target:
         return target[len('file://'):] if target.startswith('file://') \
             else None
-    return os.path.join(os.path.dirname(base), target)
+    # Without a base (a template of no file) it is relative to here.
+    return os.path.join(os.path.dirname(base or ''), target)
 
 
 def check(found, types, files: typing.Iterable[dict] = ()) -> None:

@@ -70,16 +70,16 @@ class Operations:
             client.stacks.delete(st.id)
             return ident
         st = self.reader.get_stack(stack) if action == 'update' else None
-        ident = '%s/%s' % (st.stack_name, st.id) if st else None
+        updated = '%s/%s' % (st.stack_name, st.id) if st else None
         prepared = self.stored.prepare(
-            list(environment_files), breakpoints_, stack=ident,
+            list(environment_files), breakpoints_, stack=updated,
             existing=existing,
             template_names=environment.template_resource_names(template))
         paths = prepared.paths if prepared else list(environment_files)
         try:
             tpl_files, tpl = template_utils.get_template_contents(
                 template_file=template)
-            tracker = []
+            tracker: list = []
             env_files, env = (
                 template_utils.process_multiple_environments_and_files(
                     env_paths=paths, env_list_tracker=tracker))
@@ -91,9 +91,10 @@ class Operations:
                 fields.update(stack_name=stack, disable_rollback=True)
                 created = client.stacks.create(**fields)
                 return '%s/%s' % (stack, created['stack']['id'])
-            fields.update(stack_id=ident, existing=existing)
+            fields.update(stack_id=updated, existing=existing)
             client.stacks.update(**fields)
-            return ident
+            assert updated is not None  # an update: its stack was read
+            return updated
         except (heat_exc.HTTPException, heat_exc.CommandError) as exc:
             raise exceptions.BreakpointCommandError(
                 _('Cannot %(action)s stack %(stack)s: %(reason)s') % {

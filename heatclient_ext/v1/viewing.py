@@ -36,7 +36,8 @@ def view_path(stack: str, nested_depth=None, resource=None,
               progress=False) -> str:
     """The view's path for a stack, with the query asked for."""
     path = '/stacks/%s/breakpoints' % urllib.parse.quote(stack, safe='/')
-    query = {'progress': 1} if progress else {}
+    query: dict[str, typing.Union[int, str]] = (
+        {'progress': 1} if progress else {})
     if nested_depth is not None:
         query['nested_depth'] = str(nested_depth)
     if resource is not None:
