@@ -2,7 +2,7 @@
 # Set up a fresh virtualenv (./.venv) on a machine with Python 3.11 and run
 # every test tier this machine can run: unit, functional (a real local Heat
 # started by a fixture) and Heat's own unit tests with the plugin loaded,
-# after flake8 with hacking's checks.
+# after flake8 with hacking's checks and mypy.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,9 @@ rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 
 # Style first (flake8 with hacking's checks, as tox -e pep8): seconds.
 "$venv/bin/flake8" heat_breakpoint heatclient_ext tests tools benchmarks
+# Types of the client and the shared model (as tox -e mypy; mypy is in
+# test-requirements.txt): 7 to 11 s from a cold cache, under 1 s warm.
+"$venv/bin/mypy" heatclient_ext heat_breakpoint/model
 
 # The functional tests mostly wait on Heat (its 1 s per leaf, polls): a
 # few pytest-xdist workers, each with a local Heat of its own, a test file
