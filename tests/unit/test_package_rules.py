@@ -25,6 +25,9 @@
   ``watch``, the DAP adapter) make no heatclient call of their own and
   call no private method of the manager: everything they need is a
   public call of the Python API (:mod:`heatclient_ext.v1`).
+* The Python API is composed, not inherited: no class of ``v1/`` derives
+  from another class of ``v1/``, so that what each part (the reader, the
+  commands, the operations) uses is what its constructor is given.
 * Every folder of Python files in both packages is a regular package
   (``__init__.py``): pbr lists the packages it finds, and setuptools warns
   on install about a folder of modules it did not list (and would leave
@@ -279,6 +282,72 @@ def test_front_ends_talk_to_heat_through_the_api_only():
         found += raw_heat_calls(relative, tree)
         found += private_calls(relative, tree)
     assert found == []
+
+
+def v1_classes() -> set:
+    """``(module, class)`` of every class the Python API defines."""
+    return {(relative[:-3], node.name)
+            for relative, tree in modules(CLIENT / 'v1')
+            for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+
+
+def derived_from_v1(relative, tree, classes) -> list:
+    """``class A(viewing.Reader)``: a v1 class that derives from another.
+
+    ``relative``: the module's file in ``v1/``; ``classes``: what
+    :func:`v1_classes` gives.
+    """
+    me = relative[:-3]
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and \
+                node.module == 'heatclient_ext.v1':
+            aliases.update((alias.asname or alias.name, alias.name)
+                           for alias in node.names)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for base in node.bases:
+            if isinstance(base, ast.Name):
+                named = (me, base.id)
+            elif isinstance(base, ast.Attribute) and \
+                    _name_of(base.value) in aliases:
+                named = (aliases[base.value.id], base.attr)
+            else:
+                continue
+            if named in classes:
+                found.append('%s:%d %s(%s)' % (relative, node.lineno,
+                                               node.name, ast.unparse(base)))
+    return found
+
+
+def test_the_python_api_is_composed_not_inherited():
+    classes = v1_classes()
+    assert {('manager', 'BreakpointManager'), ('viewing', 'Reader'),
+            ('commanding', 'Commands'), ('operating', 'Operations'),
+            ('stock', 'StockListing')} <= classes
+    found = []
+    for relative, tree in modules(CLIENT / 'v1'):
+        found += derived_from_v1(relative, tree, classes)
+    assert found == []
+
+
+@pytest.mark.parametrize('source, found', [
+    ('from heatclient_ext.v1 import viewing\n'
+     'class BreakpointManager(viewing.Reader):\n    pass', True),
+    ('from heatclient_ext.v1 import stock as s\n'
+     'class Reader(s.StockListing):\n    pass', True),
+    ('class Reader:\n    pass\nclass Commands(Reader):\n    pass', True),
+    ('from heatclient_ext.v1 import viewing\n'
+     'class Other(viewing.view_path):\n    pass', False),
+    ('import typing\nclass Edit(typing.NamedTuple):\n    pass', False),
+])
+def test_the_scan_sees_a_v1_class_derived_from_another(source, found):
+    classes = {('viewing', 'Reader'), ('stock', 'StockListing'),
+               ('manager', 'Reader')}
+    assert bool(derived_from_v1('manager.py', ast.parse(source),
+                                classes)) is found
 
 
 def imported(tree):
