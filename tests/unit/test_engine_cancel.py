@@ -22,8 +22,8 @@ import pytest
 
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import signals
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.commands import signals
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 

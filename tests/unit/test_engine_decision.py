@@ -24,8 +24,8 @@ import pytest
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
 from heat_breakpoint.model import breakpoints
 
 

@@ -27,10 +27,10 @@ import pytest
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import deadlines
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.commands import deadlines
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
 from heat_breakpoint import opts

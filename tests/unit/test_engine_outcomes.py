@@ -20,8 +20,8 @@ from heat.common import exception
 import pytest
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import outcomes
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import outcomes
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons

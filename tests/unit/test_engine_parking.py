@@ -22,7 +22,7 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.db import operation_state
-from heat_breakpoint.engine import parking
+from heat_breakpoint.engine.check import parking
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ import pytest
 
 from heat.common import context as heat_context
 
-from heat_breakpoint.engine import lost_releases
-from heat_breakpoint.engine import releases
+from heat_breakpoint.engine.commands import lost_releases
+from heat_breakpoint.engine.commands import releases
 
 WITHOUT_ROLES = object()
 

@@ -16,9 +16,9 @@ import re
 import pytest
 
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import hold_records
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.commands import commands
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol

@@ -41,7 +41,7 @@ from heat_breakpoint.model import kinds
 from heat_breakpoint.model import reasons
 
 if typing.TYPE_CHECKING:  # pragma: no cover
-    from heat_breakpoint.engine import facts
+    from heat_breakpoint.engine.check import facts
 
 LOG = logging.getLogger(__name__)
 

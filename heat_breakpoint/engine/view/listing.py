@@ -38,12 +38,12 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import progress as progress_view
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.commands import commands
 from heat_breakpoint.engine import rpc_policy
+from heat_breakpoint.engine.view import progress as progress_view
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
 
@@ -100,7 +100,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     for (None: all the way down). ``resource``: a resource path below the
     stack to describe in full (``show``), under the key ``resource``.
     ``progress``: with the operation's progress too
-    (:mod:`heat_breakpoint.engine.progress`).
+    (:mod:`heat_breakpoint.engine.view.progress`).
 
     Rows: the held resources, then the rules of the running operation
     (:func:`decision.rules`, the engine's own), each with its ``state``
@@ -135,7 +135,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     result.update(progress_view.asked(progress, db_stack, root_id, rows,
                                       nested_depth, remaining))
     if resource is not None:
-        from heat_breakpoint.engine import describe
+        from heat_breakpoint.engine.view import describe
         result['resource'] = describe.resource(
             cnxt, db_stack, resource, found, rows, root, remaining)
     return result

@@ -31,11 +31,11 @@ from heat.objects import resource as resource_objects
 
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import hold_records
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
 from heat_breakpoint.model import reasons

@@ -50,7 +50,7 @@ import sqlalchemy as sa
 
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import hold_records
+from heat_breakpoint.engine.check import hold_records
 
 LOG = logging.getLogger(__name__)
 
@@ -275,7 +275,7 @@ def _send_again(row) -> bool:
     LOG.warning('Sending again the check of resource %s (stack %s), '
                 'released by heat-engine %s, which did not send it',
                 row.resource_id, stack.name, note.get('engine_id'))
-    from heat_breakpoint.engine import releases
+    from heat_breakpoint.engine.commands import releases
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
     checker.retrigger_check_resource(

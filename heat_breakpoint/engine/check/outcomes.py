@@ -40,13 +40,13 @@ from heat.common import exception
 
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import stepping
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import parking
+from heat_breakpoint.engine.commands import stepping
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons

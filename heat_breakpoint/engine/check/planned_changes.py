@@ -49,12 +49,12 @@ from heat.engine import resource as heat_resource
 from heat.engine import template as heat_template
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import parking
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import template_secrets
+from heat_breakpoint.engine.masking import inputs
+from heat_breakpoint.engine.masking import template_secrets
 from heat_breakpoint.model import breakpoints
 
 IN_PLACE, REPLACE, ADD, REMOVE = 'in-place', 'replace', 'add', 'remove'

@@ -28,7 +28,7 @@ import contextvars
 import json
 import weakref
 
-from heat_breakpoint.engine import template_secrets
+from heat_breakpoint.engine.masking import template_secrets
 from heat_breakpoint.model import secrets
 
 MASK = secrets.MASK

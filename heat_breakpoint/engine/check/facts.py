@@ -49,7 +49,7 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import decision
+from heat_breakpoint.engine.check import decision
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
 from heat_breakpoint import opts
