@@ -18,7 +18,7 @@ held now, the seconds held before, and since when the current pause
 runs. A hold stops it (:func:`hold_started`), the release of the last
 hold starts it again (:func:`hold_ended`); the row is read with the rest
 of the operation's state (:func:`heat_breakpoint.db.operation_state.read`,
-:meth:`~heat_breakpoint.db.operation_state.State.paused`).
+:meth:`~heat_breakpoint.model.operation_state.State.paused`).
 """
 
 from oslo_utils import timeutils

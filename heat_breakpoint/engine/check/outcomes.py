@@ -83,7 +83,7 @@ class HeldFailure(exception.ResourceFailure):
         return self.text
 
 
-def run(rsrc, check: facts.Check, action: str, properties, stock):
+def run(rsrc, check: decision.Check, action: str, properties, stock):
     """Run Heat's action (``stock()``); hold after it or on its failure."""
     before = [rsrc.action, rsrc.status, rsrc.status_reason]
     try:

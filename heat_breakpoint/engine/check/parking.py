@@ -47,7 +47,6 @@ from heat.engine import check_resource
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine.check import decision
 from heat_breakpoint.engine.check import events
 from heat_breakpoint.engine.check import facts
@@ -57,6 +56,7 @@ from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
+from heat_breakpoint.model import target_kinds
 from heat_breakpoint import notify
 
 LOG = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ def _end_stale(rsrc, record) -> None:
     events.record(rsrc, reasons.released(record['breakpoint'], how))
 
 
-def hold_before(rsrc, check: facts.Check, properties) -> None:
+def hold_before(rsrc, check: decision.Check, properties) -> None:
     """Before a convergence check acts on ``rsrc``: hold it, or go on.
 
     Returns when the resource may go on; raises :class:`Parked` when it
@@ -187,7 +187,7 @@ def hold_before(rsrc, check: facts.Check, properties) -> None:
     park(rsrc, check, rule, check.action, properties)
 
 
-def end_if_forward_ended(rsrc, check: facts.Check) -> None:
+def end_if_forward_ended(rsrc, check: decision.Check) -> None:
     """No check of a cancelled operation's forward work acts, held or not.
 
     A cancel disarms every breakpoint so that the rollback runs; a check
@@ -212,7 +212,7 @@ def end_if_forward_ended(rsrc, check: facts.Check) -> None:
         _end_forward(rsrc)
 
 
-def end_if_cancelled_since(rsrc, check: facts.Check) -> None:
+def end_if_cancelled_since(rsrc, check: decision.Check) -> None:
     """At Heat's update decision: a cancel asked since the check began ends it.
 
     Between the check's start and Heat's decision that the resource is
@@ -271,7 +271,7 @@ def end_if_cancelled(rsrc) -> None:
     raise Cancelled()
 
 
-def park(rsrc, check: facts.Check, rule, action: str, properties,
+def park(rsrc, check: decision.Check, rule, action: str, properties,
          when=breakpoints.BEFORE, details=None, **record) -> None:
     """Hold ``rsrc`` by ``rule`` and end the check (raises :class:`Parked`).
 

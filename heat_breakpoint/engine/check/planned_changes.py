@@ -70,7 +70,7 @@ _armed = contextvars.ContextVar('breakpoint_update_decision', default=None)
 _diff = contextvars.ContextVar('breakpoint_property_diff', default=None)
 
 
-def before(rsrc, check: facts.Check, template_id=None,
+def before(rsrc, check: decision.Check, template_id=None,
            new_stack=None) -> None:
     """Called by the seam's pipeline before Heat's action on ``rsrc``.
 

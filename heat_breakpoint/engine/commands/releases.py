@@ -38,7 +38,6 @@ from heat.rpc import worker_client
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine.check import events
 from heat_breakpoint.engine.check import facts
 from heat_breakpoint.engine.check import hold_records
@@ -48,8 +47,10 @@ from heat_breakpoint.engine.commands import lost_releases
 from heat_breakpoint.engine.commands import stepping
 from heat_breakpoint.engine import heat_internals
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
+from heat_breakpoint.model import target_kinds
 from heat_breakpoint import notify
 
 LOG = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ def _forward_ended(rsrc, record):
 def _run_to_targets(stack) -> str:
     state = operation_state.read(facts.place(stack).key)
     return ', '.join(sorted(
-        path for path, kind in operation_state.target_items(state.targets)
+        path for path, kind in model_state.target_items(state.targets)
         if target_kinds.ran_to(kind)))
 
 

@@ -30,8 +30,8 @@ import weakref
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
-from heat_breakpoint.db import target_kinds
 from heat_breakpoint.engine.check import facts
+from heat_breakpoint.model import target_kinds
 
 # The step this thread's signal planned: (a weak reference to the
 # resource object, action, into, the next resources).

@@ -45,6 +45,7 @@ from heat_breakpoint.engine.commands import commands
 from heat_breakpoint.engine import rpc_policy
 from heat_breakpoint.engine.view import progress as progress_view
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import registry
 
 ARMED = 'armed'
@@ -123,7 +124,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
         env = db_stack.raw_template.environment or {}
         found = decision.rules(registry.from_environment(env), state) \
             if db_stack.id == root_id else decision.rules(
-                registry.from_environment(env), operation_state.State())
+                registry.from_environment(env), model_state.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
         rows += _hook_rows(conn, env, found, rows, root, stacks, db_stack)
     for row in rows:
@@ -141,10 +142,10 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     return result
 
 
-def _state(root, conn) -> operation_state.State:
+def _state(root, conn) -> model_state.State:
     """What was said in the running operation; nothing once it ended."""
     if root['status'] != _IN_PROGRESS:
-        return operation_state.State()
+        return model_state.State()
     return operation_state.read((root['id'], root['current_traversal']),
                                 conn)
 
@@ -469,7 +470,7 @@ def _timeout_remaining(db_stack, state) -> str:
     elapsed = (timeutils.utcnow() - started).total_seconds()
     if (facts.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
-        elapsed -= state.paused()
+        elapsed -= state.paused(timeutils.utcnow())
     seconds = max(0, int(limit - elapsed))
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                              seconds % 60)
