@@ -24,13 +24,9 @@ import os
 ROOT = os.path.join(os.path.dirname(__file__), '..', '..')
 PACKAGES = ('heat_breakpoint', 'heatclient_ext')
 
-#: Lazy-import cycles to break (the engine's release path; the simulated
-#: cloud's lookups of servers).
+#: Lazy-import cycles to break (the simulated cloud's lookups of
+#: servers).
 KNOWN = {
-    frozenset({'heat_breakpoint.engine.commands.lost_releases',
-               'heat_breakpoint.engine.check.outcomes',
-               'heat_breakpoint.engine.check.parking',
-               'heat_breakpoint.engine.commands.releases'}),
     frozenset({'heat_breakpoint.server.cloud.compute',
                'heat_breakpoint.server.cloud.lookups',
                'heat_breakpoint.server.cloud.resources'}),

@@ -15,6 +15,7 @@ Every command arrives as a resource signal (:mod:`.signals`): a release
 resumes a hold (:mod:`.releases`, a step going where :mod:`.stepping`
 planned), a command changes what holds without releasing anything
 (:mod:`.commands`). A release cut off with its engine is sent again
-(:mod:`.lost_releases`); time held is taken off the stack's clock
-(:mod:`.deadlines`).
+(:mod:`.lost_releases`); both send the check on the operation's own
+credentials (:mod:`.credentials`). Time held is taken off the stack's
+clock (:mod:`.deadlines`).
 """

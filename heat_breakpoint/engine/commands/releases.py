@@ -26,8 +26,6 @@ rollback would end it (``released (operation cancelled)``), nothing is
 re-dispatched, nothing is left for a check that will not run.
 """
 
-import urllib.parse
-
 from oslo_context import context as oslo_context
 from oslo_log import log as logging
 
@@ -43,6 +41,7 @@ from heat_breakpoint.engine.check import facts
 from heat_breakpoint.engine.check import hold_records
 from heat_breakpoint.engine.check import outcomes
 from heat_breakpoint.engine.check import parking
+from heat_breakpoint.engine.commands import credentials
 from heat_breakpoint.engine.commands import lost_releases
 from heat_breakpoint.engine.commands import stepping
 from heat_breakpoint.engine import heat_internals
@@ -172,43 +171,8 @@ def _go_on(rsrc, record, how, details) -> None:
             operation_state.add_targets(key, paths, kind)
 
 
-def operation_context(stack):
-    """The credentials the rest of an operation runs on: its own.
-
-    A release decides *that* the operation goes on, never *who* it goes
-    on as, whoever sent it and on whatever thread Heat serves it (a stock
-    ``openstack stack hook clear`` runs on a thread of Heat's own, where
-    the current context is nobody's): the stack's stored context, as
-    Heat sends every check of an operation under
-    ``reauthentication_auth_method = trusts``. With a trust
-    (``deferred_auth_method = trusts``) it is the owner's, valid however
-    long the hold or the work after it lasts; without one
-    (``deferred_auth_method = password``) the stored user's, whose roles
-    Keystone tells when the check is sent, and a check that needs a
-    client (a wait condition handle's stack user, a deployment's signal)
-    authenticates with the stored credentials, as Heat's own signals do.
-    A Heat with no Keystone at all (``noauth`` and no identity endpoint)
-    cannot be asked for roles: there the stored credentials alone
-    (:func:`lost_releases.stored_context`).
-    """
-    stored = stack.stored_context()
-    if stored.trust_id or _keystone_known(stored):
-        return stored
-    return lost_releases.stored_context(stack)
-
-
-def _keystone_known(cnxt) -> bool:
-    """Whether the stored credentials name a Keystone to authenticate at."""
-    from heat.common import exception
-    try:
-        endpoint = cnxt.keystone_v3_endpoint
-    except exception.AuthorizationFailure:
-        return False
-    return urllib.parse.urlsplit(endpoint or '').scheme in ('http', 'https')
-
-
 def _redispatch(rsrc, record) -> None:
-    cnxt = operation_context(rsrc.stack)
+    cnxt = credentials.operation_context(rsrc.stack)
     # The stack as loaded for this release, after the hold: the hold's
     # traversal and graph (a newer operation was looked for above).
     stack = rsrc.stack
