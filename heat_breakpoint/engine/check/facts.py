@@ -109,8 +109,10 @@ class _Kept:
         self.options = None
 
 
+# ContextVar: Heat asks first (Stack.time_elapsed); no call of ours joins.
 _kept = contextvars.ContextVar('breakpoint_facts', default=None)
 # The last environment marker parsed in this thread, and what it gave.
+# ContextVar: Heat's own calls (events, hook check, timeout) ask too.
 _parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
 
 

@@ -65,6 +65,7 @@ LOG = logging.getLogger(__name__)
 # The context of the request being served by EngineService.resource_signal.
 # Heat replaces the thread's current context with the stack's stored one
 # while it loads the stack; a release must re-dispatch with the caller's.
+# ContextVar: the release is Heat's call (Resource._unset_hook), not ours.
 request_context = contextvars.ContextVar('breakpoint_request_context',
                                          default=None)
 
@@ -74,6 +75,7 @@ request_context = contextvars.ContextVar('breakpoint_request_context',
 # traversal started meanwhile and waits on the resource
 # (``CheckResource._retrigger_new_traversal``); after a hold one column of
 # the stack's row answers that (:func:`newer_traversal_may_wait`).
+# ContextVar: Heat's handler of the ended check asks, with its arguments.
 _parked_check = contextvars.ContextVar('breakpoint_parked_check',
                                        default=None)
 
@@ -81,6 +83,7 @@ _parked_check = contextvars.ContextVar('breakpoint_parked_check',
 # The check this thread ended as its operation's forward work, before it
 # took the resource's lock (:func:`end_if_forward_ended`): no newer
 # traversal waits on it, so Heat sends no check again for it.
+# ContextVar: Heat's handler of the ended check asks, with its arguments.
 _ended_check = contextvars.ContextVar('breakpoint_ended_check',
                                       default=None)
 

@@ -63,10 +63,12 @@ KINDS = (IN_PLACE, REPLACE, ADD, REMOVE)
 # The update decision armed in this thread: (a weak reference to the one
 # resource object whose check armed it, the check's facts, the stack it
 # is updated to). Taken by the first call of Heat's decision on it.
+# ContextVar: Heat's Resource.update makes that call, with its arguments.
 _armed = contextvars.ContextVar('breakpoint_update_decision', default=None)
 # Heat's property diff worked out by :func:`plan`: (a weak reference to
 # the resource object, the two Properties, the result or what it raised).
 # Taken by Heat's next call on that object.
+# ContextVar: Heat's Resource.update makes that call, with its arguments.
 _diff = contextvars.ContextVar('breakpoint_property_diff', default=None)
 
 

@@ -35,6 +35,7 @@ from heat_breakpoint.model import target_kinds
 
 # The step this thread's signal planned: (a weak reference to the
 # resource object, action, into, the next resources).
+# ContextVar: Heat checks the signal, then clears its hook: two calls.
 _planned = contextvars.ContextVar('breakpoint_step', default=None)
 
 
