@@ -12,11 +12,14 @@
 """How the release of a hold resumes its operation, or does not.
 
 A release is Heat's own resource signal ``{"unset_hook": ...}``; Heat
-clears the hook flag, then :func:`release` claims the hold (of two
-racing releases one wins), puts the resource back as it was, does what
-the release asked (a step arms the next resources, a continue disarms
-the rest) and re-dispatches the parked check through Heat's worker RPC
-(a release cut off in between is sent again: :mod:`lost_releases`).
+clears the hook flag, then :func:`release` gathers what it decides with
+once (:func:`gather`: the hold's record, the way out, where the stack
+sits, whether its operation may go on), as a check gathers its facts,
+and passes that value on. It claims the hold (of two racing releases
+one wins), puts the resource back as it was, does what the release
+asked (a step arms the next resources, a continue disarms the rest) and
+re-dispatches the parked check through Heat's worker RPC (a release cut
+off in between is sent again: :mod:`lost_releases`).
 
 A cancel wins. Once a cancel was asked for the operation, or it rolls
 back, or a newer operation replaced it, a release never resumes its
@@ -25,6 +28,8 @@ forward work, whoever sends it (``watch -i``, a second terminal, a raw
 rollback would end it (``released (operation cancelled)``), nothing is
 re-dispatched, nothing is left for a check that will not run.
 """
+
+import typing
 
 from oslo_context import context as oslo_context
 from oslo_log import log as logging
@@ -64,11 +69,55 @@ def _caller_context(rsrc):
             rsrc.context)
 
 
-def _forward_ended(rsrc, record):
+class Release(typing.NamedTuple):
+    """What one release decides with, gathered once (:func:`gather`).
+
+    As a check's facts are (:class:`decision.Check`), read at the start
+    and passed to every step of the release. ``record``: the hold's, as
+    stored. ``how``: the way out the release takes
+    (``protocol.RELEASES``; a stock ``hook clear``; or, once the
+    operation may no longer go on, why: ``ended``, else None). ``place``:
+    where the resource's stack sits (None for a hold of the legacy
+    engine, which has no traversal: nothing is claimed or sent on).
+    ``depth``: the ``--nested-depth`` of a continue (None: every level).
+    """
+
+    record: dict
+    how: str
+    ended: typing.Optional[str] = None
+    place: typing.Optional[facts.Place] = None
+    depth: typing.Optional[int] = None
+
+    @property
+    def convergence(self) -> bool:
+        return self.place is not None
+
+
+def gather(rsrc, details) -> typing.Optional[Release]:
+    """The facts of this release, or None when it is no hold of ours.
+
+    Heat cleared the hook flag already; a plain native hook needs
+    nothing more.
+    """
+    record = hold_records.record_of(rsrc)
+    if record is None or record['hook'] != details.get('unset_hook'):
+        return None
+    how = details.get(protocol.SIGNAL_KEY)
+    if how not in protocol.RELEASES:
+        how = protocol.RELEASE_HOOK_CLEAR
+    depth = depth_of(details)
+    if 'traversal' not in record:
+        return Release(record, how, depth=depth)
+    place = facts.place(rsrc.stack)
+    ended = _forward_ended(rsrc, record, place)
+    return Release(record, how if ended is None else ended, ended, place,
+                   depth)
+
+
+def _forward_ended(rsrc, record, place: facts.Place):
     """Why the hold's operation may not go on (a reason), or None."""
     if 'root_traversal' in record:
-        root_id = facts.place(rsrc.stack).root_id
-        ended = operation_state.forward_ended(root_id,
+        ended = operation_state.forward_ended(place.root_id,
                                               record['root_traversal'])
         if ended is not None:
             return _ENDED[ended]
@@ -78,8 +127,8 @@ def _forward_ended(rsrc, record):
     return None
 
 
-def _run_to_targets(stack) -> str:
-    state = operation_state.read(facts.place(stack).key)
+def _run_to_targets(place: facts.Place) -> str:
+    state = operation_state.read(place.key)
     return ', '.join(sorted(
         path for path, kind in model_state.target_items(state.targets)
         if target_kinds.ran_to(kind)))
@@ -88,39 +137,33 @@ def _run_to_targets(stack) -> str:
 def release(rsrc, details) -> None:
     """Called after Heat cleared a hook flag for a resource signal."""
     heat_internals.keep_data(rsrc, None)
-    record = hold_records.record_of(rsrc)
-    if record is None or record['hook'] != details.get('unset_hook'):
+    found = gather(rsrc, details)
+    if found is None:
         return  # a plain native hook: stock Heat has done everything
-    how = details.get(protocol.SIGNAL_KEY)
-    if how not in protocol.RELEASES:
-        how = protocol.RELEASE_HOOK_CLEAR
-    convergence = 'traversal' in record
-    ended = _forward_ended(rsrc, record) if convergence else None
-    if ended is not None:
-        how = ended
+    record, how = found.record, found.how
     shown = how
-    if how == protocol.RELEASE_RUN_TO and convergence:
-        shown = '%s %s' % (how, _run_to_targets(rsrc.stack))
+    if how == protocol.RELEASE_RUN_TO and found.convergence:
+        shown = '%s %s' % (how, _run_to_targets(found.place))
     event = reasons.released(record['breakpoint'], shown)
-    if convergence and not _claim(rsrc, record, how, ended, event):
+    if found.convergence and not _claim(rsrc, found, event):
         LOG.info('Breakpoint on %s already released', rsrc.name)
         return
-    if not convergence:
+    if not found.convergence:
         events.record(rsrc, event)
-    elif ended is not None:
-        LOG.info('Not resuming %s: %s', rsrc.name, ended)
+    elif found.ended is not None:
+        LOG.info('Not resuming %s: %s', rsrc.name, found.ended)
     else:
-        _go_on(rsrc, record, how, details)
+        _go_on(rsrc, found)
     path = tuple(record['path'].split('/'))
     notify.send(_caller_context(rsrc), notify.RELEASED,
                 notify.payload(rsrc, path, record['action'],
                                record['breakpoint'], released_by=how))
-    if convergence and ended is None:
+    if found.convergence and found.ended is None:
         _redispatch(rsrc, record)
         lost_releases.sent(rsrc)
 
 
-def _claim(rsrc, record, how, ended, event) -> bool:
+def _claim(rsrc, found: Release, event) -> bool:
     """Claim the release: of two racing releases only one wins.
 
     One transaction: the resource put back as it was, with what its
@@ -129,20 +172,21 @@ def _claim(rsrc, record, how, ended, event) -> bool:
     engine that dies after it leaves a release another engine finishes
     (:mod:`lost_releases`), counted once.
     """
+    record = found.record
     with db_api.context_manager.writer.using(rsrc.context):
         if not hold_records.forget(rsrc, record):
             return False
-        if ended is None:
+        if found.ended is None:
             rsrc.data_set(resource_data.RELEASED_KEY, record['traversal'])
             if record.get('when') in hold_records.DONE_WHENS:
                 # After the action or on its failure: see outcomes.
-                outcomes.released(rsrc, record, how)
+                outcomes.released(rsrc, record, found.how)
             rsrc.data_set(resource_data.SENDING_KEY,
                           lost_releases.marker(record['traversal']))
         else:
             hold_records.drop_notes(rsrc)
         events.record(rsrc, event)
-    pause_clock.hold_ended(facts.place(rsrc.stack).key)
+    pause_clock.hold_ended(found.place.key)
     return True
 
 
@@ -155,17 +199,17 @@ def depth_of(details):
     return None
 
 
-def _go_on(rsrc, record, how, details) -> None:
+def _go_on(rsrc, found: Release) -> None:
     """What the release asked for the rest of the operation."""
-    key = facts.place(rsrc.stack).key
-    if how == protocol.RELEASE_CONTINUE:
-        operation_state.mark(key,
-                             target_kinds.continue_mode(depth_of(details)))
-    elif how == protocol.RELEASE_STEP:
+    key, record = found.place.key, found.record
+    if found.how == protocol.RELEASE_CONTINUE:
+        operation_state.mark(key, target_kinds.continue_mode(found.depth))
+    elif found.how == protocol.RELEASE_STEP:
         by_kind = {}
         for path, kind in stepping.planned(
                 rsrc, record['action'],
-                into=record.get('when') not in hold_records.DONE_WHENS):
+                into=record.get('when') not in hold_records.DONE_WHENS,
+                path=found.place.path + (rsrc.name,)):
             by_kind.setdefault(kind, []).append(path)
         for kind, paths in sorted(by_kind.items()):
             operation_state.add_targets(key, paths, kind)
