@@ -406,7 +406,6 @@ def _wrap_hooks(cls) -> None:
     from heat_breakpoint.engine.check import events
     from heat_breakpoint.engine.check import facts
     from heat_breakpoint.engine.check import hold_records
-    from heat_breakpoint.engine.check import outcomes
     from heat_breakpoint.engine.check import parking
     from heat_breakpoint.engine.commands import releases
     from heat_breakpoint.model import breakpoints
@@ -456,7 +455,7 @@ def _wrap_hooks(cls) -> None:
         # cleared.
         if not hold_records.release_interrupted(self, details):
             signal_check_hook(self, details)
-        outcomes.check_release(self, details)
+        releases.check_release(self, details)
 
     @functools.wraps(add_event)
     def _add_event(self, action, status, reason):

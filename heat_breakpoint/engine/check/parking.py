@@ -51,7 +51,6 @@ from heat_breakpoint.engine.check import decision
 from heat_breakpoint.engine.check import events
 from heat_breakpoint.engine.check import facts
 from heat_breakpoint.engine.check import hold_records
-from heat_breakpoint.engine.commands import lost_releases
 from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
@@ -175,7 +174,7 @@ def hold_before(rsrc, check: decision.Check, properties) -> None:
     traversal = rsrc.stack.current_traversal
     if record is not None and record.get('traversal') != traversal:
         _end_stale(rsrc, record)
-    lost_releases.arrived(rsrc)
+    hold_records.arrived(rsrc)
     end_if_forward_ended(rsrc, check)
     if not decision.eligible(check, check.action):
         return

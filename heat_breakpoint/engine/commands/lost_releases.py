@@ -19,7 +19,7 @@ would leave the stack waiting as stock Heat waits for a check lost with
 its engine. So the claim writes, in its own transaction, a marker
 naming the traversal and the heat-engine that claimed
 (``breakpoint_sending``). The release deletes it once the check is sent;
-the check deletes it when it arrives.
+the check deletes it when it arrives (:func:`hold_records.arrived`).
 
 Every heat-engine looks for markers now and then (:func:`watch`). One
 is lost when the engine that wrote it did not answer Heat's own
@@ -50,7 +50,6 @@ import sqlalchemy as sa
 
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine.check import hold_records
 from heat_breakpoint.engine.commands import credentials
 
 LOG = logging.getLogger(__name__)
@@ -75,12 +74,6 @@ def marker(traversal: str) -> str:
 def sent(rsrc) -> None:
     """The release sent its check (or decided not to): drop the marker."""
     rsrc.data_delete(resource_data.SENDING_KEY)
-
-
-def arrived(rsrc) -> None:
-    """A released check began: it is not lost."""
-    if resource_data.SENDING_KEY in hold_records.data(rsrc):
-        rsrc.data_delete(resource_data.SENDING_KEY)
 
 
 def watch(engine_id: str) -> None:

@@ -18,8 +18,9 @@ update steps *into* it (its first resources hold next); stepping past the
 last resource of a nested stack goes on to the parent stack's next ones.
 
 A step is one resource signal: Heat checks it (where
-:mod:`outcomes` makes sure the step leaves room for its targets) and then
-releases the hold (where :mod:`releases` arms them). Where it goes is
+:func:`releases.check_release` makes sure the step leaves room for its
+targets) and then releases the hold (where :func:`releases.release` arms
+them). Where it goes is
 worked out once, at the check (:func:`plan`), and taken at the release
 (:func:`planned`).
 """
