@@ -56,14 +56,15 @@ class State:
     paused_seconds: float = 0.0
     since: typing.Optional[datetime.datetime] = None
 
-    def paused(self, now: typing.Optional[datetime.datetime] = None) -> float:
-        """How long the operation has had something held, until ``now``.
+    def paused(self, clock: typing.Optional[
+            typing.Callable[[], datetime.datetime]] = None) -> float:
+        """How long the operation has had something held, until now.
 
-        ``now``: naive UTC; by default the time now. The engine passes
-        oslo.utils' ``utcnow()``, which Heat's tests may set.
+        ``clock``: what tells the time now (naive UTC), read only while
+        something is held; by default the standard library's. The engine
+        passes oslo.utils' ``utcnow``, which Heat's tests may set.
         """
         total = self.paused_seconds
         if self.held > 0 and self.since is not None:
-            total += ((now if now is not None else _utcnow()) -
-                      self.since).total_seconds()
+            total += ((clock or _utcnow)() - self.since).total_seconds()
         return total

@@ -305,7 +305,7 @@ def time_held(stack) -> float:
     if not found.enabled or found.pause_counts_against_timeout or \
             not _parsed_marker(stack, marker):
         return 0.0
-    return _operation(stack, kept).state.paused(timeutils.utcnow())
+    return _operation(stack, kept).state.paused(timeutils.utcnow)
 
 
 def _parsed_marker(stack, marker) -> tuple:

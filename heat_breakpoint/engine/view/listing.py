@@ -470,7 +470,7 @@ def _timeout_remaining(db_stack, state) -> str:
     elapsed = (timeutils.utcnow() - started).total_seconds()
     if (facts.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
-        elapsed -= state.paused(timeutils.utcnow())
+        elapsed -= state.paused(timeutils.utcnow)
     seconds = max(0, int(limit - elapsed))
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                              seconds % 60)
