@@ -152,13 +152,20 @@ def _show_held(rsrc, path, name, action, properties, atomic=True,
     return record
 
 
-def _end_stale(rsrc, record) -> None:
+def _place_of(rsrc, check: decision.Check) -> facts.Place:
+    """Where the check's stack sits: as its facts read it, if they did."""
+    if check.operation is not None:
+        return check.operation.place
+    return facts.place(rsrc.stack)
+
+
+def _end_stale(rsrc, record, where: facts.Place) -> None:
     """End a hold left by an operation a newer one replaced."""
     hold_records.forget(rsrc, record, atomic=False)
     rsrc.clear_hook(record['hook'])
     hold_records.drop_notes(rsrc)
     how = (protocol.RELEASE_CANCEL
-           if facts.place(rsrc.stack).root_action == decision.ROLLBACK
+           if where.root_action == decision.ROLLBACK
            else protocol.RELEASE_SUPERSEDED)
     events.record(rsrc, reasons.released(record['breakpoint'], how))
 
@@ -173,7 +180,7 @@ def hold_before(rsrc, check: decision.Check, properties) -> None:
     record = hold_records.record_of(rsrc)
     traversal = rsrc.stack.current_traversal
     if record is not None and record.get('traversal') != traversal:
-        _end_stale(rsrc, record)
+        _end_stale(rsrc, record, _place_of(rsrc, check))
     hold_records.arrived(rsrc)
     end_if_forward_ended(rsrc, check)
     if not decision.eligible(check, check.action):
@@ -181,7 +188,7 @@ def hold_before(rsrc, check: decision.Check, properties) -> None:
     if hold_records.data(rsrc).get(resource_data.RELEASED_KEY) == \
             traversal:
         if traversal:
-            end_if_cancelled(rsrc)
+            end_if_cancelled(rsrc, _place_of(rsrc, check))
         return
     rule = decision.hold(check, check.action)
     if rule is None:
@@ -259,14 +266,15 @@ def _began_before_rollback(stack) -> bool:
                 began < root.updated_at)
 
 
-def end_if_cancelled(rsrc) -> None:
+def end_if_cancelled(rsrc, where: facts.Place) -> None:
     """A released check goes on only while its operation runs forward.
 
     The release itself looked (:mod:`releases`); this closes the moment
     between its look and the check it re-dispatched: a cancel asked in
-    between ends the check as Heat ends a cancelled one.
+    between ends the check as Heat ends a cancelled one. ``where``: the
+    check's stack's place.
     """
-    if operation_state.forward_ended(*facts.place(rsrc.stack).key) is None:
+    if operation_state.forward_ended(*where.key) is None:
         return
     hold_records.drop_notes(rsrc)
     LOG.info('Not resuming %s: its operation was cancelled', rsrc.name)
