@@ -264,13 +264,9 @@ def _by_key(table):
 # conversion of ``since`` back to a datetime) from its first select. What
 # row is which shows in its columns (the pause row's ``held``, never
 # NULL; the mode's ``path``, NULL): a column less for the driver to read
-# the description of. The first select's NULLs have the types of the
-# columns below them (no SQL changes): with every column's type known,
-# MySQL's rows are read past PyMySQL's cursor (:mod:`heat_breakpoint.db.
-# driver_rows`).
+# the description of.
 _STATE_QUERY = sa.union_all(
-    sa.select(sa.type_coerce(sa.null(), _targets.c.path.type).label('path'),
-              sa.type_coerce(sa.null(), _targets.c.kind.type).label('kind'),
+    sa.select(sa.null().label('path'), sa.null().label('kind'),
               _pauses.c.held, _pauses.c.paused_seconds,
               _pauses.c.since).where(_by_key(_pauses)),
     sa.select(sa.null(), _operations.c.mode,
