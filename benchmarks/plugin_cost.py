@@ -161,12 +161,12 @@ def load_plugin():
     than when this script is.
     """
     global deadlines, events, facts, outcomes, parking, planned_changes
-    from heat_breakpoint.engine import deadlines
-    from heat_breakpoint.engine import events
-    from heat_breakpoint.engine import facts
-    from heat_breakpoint.engine import outcomes
-    from heat_breakpoint.engine import parking
-    from heat_breakpoint.engine import planned_changes
+    from heat_breakpoint.engine.check import events
+    from heat_breakpoint.engine.check import facts
+    from heat_breakpoint.engine.check import outcomes
+    from heat_breakpoint.engine.check import parking
+    from heat_breakpoint.engine.check import planned_changes
+    from heat_breakpoint.engine.commands import deadlines
 
 
 def plugin_check_cpu(heat, stack_id, repeats, walls=None):

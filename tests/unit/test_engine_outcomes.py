@@ -20,8 +20,9 @@ from heat.common import exception
 import pytest
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import outcomes
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import outcomes
+from heat_breakpoint.engine.commands import releases
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
@@ -165,7 +166,7 @@ def test_check_release_refuses_retry_of_a_hold_before():
     rsrc = FakeResource({resource_data.HOLD_KEY: json.dumps(dict(
         record('before'), hook='pre-create'))})
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
-        outcomes.check_release(rsrc, {'unset_hook': 'pre-create',
+        releases.check_release(rsrc, {'unset_hook': 'pre-create',
                                       protocol.SIGNAL_KEY: 'retry'})
     assert 'not on its failure' in str(raised.value)
 
@@ -173,13 +174,13 @@ def test_check_release_refuses_retry_of_a_hold_before():
 def test_check_release_refuses_retry_of_a_plain_hook():
     rsrc = FakeResource()
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
-        outcomes.check_release(rsrc, {'unset_hook': 'pre-create',
+        releases.check_release(rsrc, {'unset_hook': 'pre-create',
                                       protocol.SIGNAL_KEY: 'retry'})
     assert 'f is not held on failure' in str(raised.value)
 
 
 def test_check_release_lets_other_signals_through():
     rsrc = FakeResource()
-    outcomes.check_release(rsrc, {'unset_hook': 'pre-create'})
-    outcomes.check_release(rsrc, {'some': 'signal'})
-    outcomes.check_release(rsrc, 'text signal')
+    releases.check_release(rsrc, {'unset_hook': 'pre-create'})
+    releases.check_release(rsrc, {'some': 'signal'})
+    releases.check_release(rsrc, 'text signal')

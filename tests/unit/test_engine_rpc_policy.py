@@ -18,8 +18,8 @@ from heat.common import policy as heat_policy
 from oslo_config import cfg
 import pytest
 
-from heat_breakpoint.engine import listing
 from heat_breakpoint.engine import rpc_policy
+from heat_breakpoint.engine.view import listing
 
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
