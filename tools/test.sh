@@ -23,7 +23,7 @@ rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/python-entrypoints"
 # Style first (flake8 with hacking's checks, as tox -e pep8): seconds.
 "$venv/bin/flake8" heat_breakpoint heatclient_ext tests tools benchmarks
 # Types of the client and the shared model (as tox -e mypy; mypy is in
-# test-requirements.txt): 7 to 11 s from a cold cache, under 1 s warm.
+# test-requirements.txt): 6 to 11 s from a cold cache, under 1 s warm.
 "$venv/bin/mypy" heatclient_ext heat_breakpoint/model
 
 # The functional tests mostly wait on Heat (its 1 s per leaf, polls): a
