@@ -39,9 +39,6 @@ import sys
 import tempfile
 import threading
 import time
-from unittest import mock
-
-from keystoneauth1 import session as ks_session
 
 from heatclient_ext.dap import framing
 from heatclient_ext.dap import session as dap_session
@@ -162,14 +159,7 @@ def cost_calls(server):
 
 
 def requests_per_refresh(sess):
-    real = ks_session.Session.request
-    sent = []
-
-    def counting(self, url, method, **kwargs):
-        sent.append((method, url))
-        return real(self, url, method, **kwargs)
-
-    with mock.patch.object(ks_session.Session, 'request', counting):
+    with _common.requests_sent() as sent:
         snap = sess.refresh()
     if len(sess.holds.held) != len(watch_cost.HELD):
         raise _common.BenchError('refresh did not see the holds: %r'
@@ -197,28 +187,24 @@ def measure_cost(server, rounds):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--runs', type=int,
-                        help='launches of a chain (default 3; 1 with '
-                             '--quick)')
+    parser.add_count('--runs', 'launches of a chain', 3, 1)
     args = parser.parse_args()
-    runs = args.runs or (1 if args.quick else 3)
     length = 5 if args.quick else 8
     rounds = 4 if args.quick else 10
-    clock = _common.Clock()
-    _common.header('dap latency: hold to stopped, and one refresh vs one '
-                   'resource list', args.quick)
+    clock = _common.start('dap latency: hold to stopped, and one refresh '
+                          'vs one resource list', args.quick)
     samples = []
     with _common.servers((_common.PLUGIN,), keep=args.keep) as started:
         server = started[0]
         workdir = tempfile.mkdtemp(prefix='dap-latency-')
-        for run in range(runs):
+        for run in range(args.runs):
             samples += latency_run(server, workdir, run, length)
         info = watch_cost.build(server, SIZE)
         sent, cpu, wall = measure_cost(server, rounds)
     _common.note('')
     _common.note('-- hold to stopped: %d holds, %d launches of a chain of '
-                 '%d, refresh every %.1f s' % (len(samples), runs, length,
-                                               dap_session.POLL))
+                 '%d, refresh every %.1f s' % (len(samples), args.runs,
+                                               length, dap_session.POLL))
     _common.note(_common.describe('engine parked -> editor stopped',
                                   samples))
     _common.note('')
@@ -229,15 +215,8 @@ def main():
     _common.note('requests per dap refresh: %d (%s)' % (
         len(sent), ', '.join('%s %s' % (method, url.split('/v1/')[-1])
                              for method, url in sent)))
-    for title in cpu:
-        _common.note('  %-36s CPU %7.2f   wall %7.2f' % (
-            title, statistics.median(cpu[title]),
-            statistics.median(wall[title])))
-    refresh = statistics.median(cpu['dap refresh (view ?progress=1)'])
-    listing = statistics.median(cpu['openstack stack resource list'])
-    _common.note('  %-36s %.2f' % ('server CPU, refresh / resource list',
-                                   refresh / listing if listing else
-                                   float('nan')))
+    refresh, listing = watch_cost.report_calls(
+        cpu, wall, 'dap refresh (view ?progress=1)')
     _common.note('')
     _common.note('Summary: hold -> stopped median %.3f s, max %.3f s '
                  '(target <= %.1f s: %s); one request per refresh, server '

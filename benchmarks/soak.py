@@ -196,22 +196,18 @@ def compacted(path, drop_events=False):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--cycles', type=int,
-                        help='cycles per side (default 200; 10 with '
-                             '--quick)')
+    parser.add_count('--cycles', 'cycles per side', 200, 10)
     args = parser.parse_args()
-    cycles = args.cycles or (10 if args.quick else 200)
-    clock = _common.Clock()
-    _common.header('soak: %d create/step/continue/update/delete cycles'
-                   % cycles, args.quick)
-    with_bp = soak('with breakpoints', cycles, True, args.keep)
-    without = soak('without breakpoints', cycles, False, args.keep)
+    clock = _common.start('soak: %d create/step/continue/update/delete '
+                          'cycles' % args.cycles, args.quick)
+    with_bp = soak('with breakpoints', args.cycles, True, args.keep)
+    without = soak('without breakpoints', args.cycles, False, args.keep)
     note = _common.note
     note('')
     for title, found in (('with breakpoints', with_bp),
                          ('without breakpoints', without)):
         note('-- %s: %d cycles in %.0f s'
-             % (title, cycles, found['seconds']))
+             % (title, args.cycles, found['seconds']))
         note('  rows of ours left by the run:      %s' % found['rows'])
         note('  after purge_deleted + our purge:   %s'
              % found['rows_purged'])
