@@ -276,14 +276,9 @@ def test_errors_on_a_stack(heat_server, heat, stack_name, tmp_path):
 # -- heat-breakpoint, the legacy spelling ---------------------------------
 
 def heat_breakpoint(server, *argv):
-    env = dict(os.environ, **server.env)
-    proc = subprocess.run(
-        [sys.executable, '-c',
-         'import sys; from heatclient_ext.shell import main; '
-         'sys.exit(main())'] + list(argv),
-        env=env, capture_output=True, text=True, timeout=120)
-    assert 'Traceback' not in proc.stderr, proc.stderr
-    return proc.returncode, proc.stdout, proc.stderr
+    code, out, err = utils.heat_breakpoint(server, *argv)
+    assert 'Traceback' not in err, err
+    return code, out, err
 
 
 def test_heat_breakpoint_console_script(heat_server, heat, stack_name):

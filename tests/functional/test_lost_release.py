@@ -51,14 +51,7 @@ STUCK_SECONDS = 15
 RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
-def _chain(names):
-    resources = {names[0]: {'type': 'OS::Heat::TestResource',
-                            'properties': {'value': 'one'}}}
-    for before, name in zip(names, names[1:]):
-        resources[name] = {'type': 'OS::Heat::TestResource',
-                           'properties': {'value': {
-                               'get_attr': [before, 'output']}}}
-    return {'heat_template_version': '2018-08-31', 'resources': resources}
+_chain = utils.chain_template
 
 
 def _db(server):

@@ -32,14 +32,7 @@ from tests.functional import utils
 RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
-def _chain(names):
-    resources = {names[0]: {'type': 'OS::Heat::TestResource',
-                            'properties': {'value': 'one'}}}
-    for before, name in zip(names, names[1:]):
-        resources[name] = {'type': 'OS::Heat::TestResource',
-                           'properties': {'value': {
-                               'get_attr': [before, 'output']}}}
-    return {'heat_template_version': '2018-08-31', 'resources': resources}
+_chain = utils.chain_template
 
 
 def _clear_flag_as_a_dead_engine_did(server, name):

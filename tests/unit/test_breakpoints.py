@@ -24,6 +24,7 @@ from heat_breakpoint.model.breakpoints import Breakpoint
 from heat_breakpoint.model.breakpoints import BreakpointError
 from heat_breakpoint.model import envfile
 from heat_breakpoint.model import registry
+from tests.unit import env_hooks
 
 FAST = hypothesis.settings(max_examples=200, deadline=None)
 
@@ -38,11 +39,7 @@ def _raises(call, *args) -> str:
     return message
 
 
-def _hooks_at(env, *segments):
-    node = env['resource_registry']['resources']
-    for segment in segments:
-        node = node[segment]
-    return node['hooks']
+_hooks_at = env_hooks.hooks_at
 
 
 # ---------------------------------------------------------------------------
