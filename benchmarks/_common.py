@@ -45,6 +45,7 @@ from heat_breakpoint.server import fixture
 # the functional tier's helpers (one in-process OSC shell for both)
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(
     __file__)), '..'))
+from tests import dap_adapter as _dap_adapter  # noqa: E402
 from tests import osc_shell  # noqa: E402
 
 STOCK = 'stock'
@@ -434,6 +435,11 @@ class Clock:
 
 forget_osc_clients = osc_shell.forget_osc_clients
 run_openstack = osc_shell.run_openstack
+
+
+def dap_adapter():
+    """``heat-breakpoint dap`` driven as an editor does, stderr ours."""
+    return _dap_adapter.Adapter(stderr=None)
 
 
 def osc_errors(stderr):

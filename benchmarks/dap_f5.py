@@ -38,7 +38,6 @@ import time
 from heat_breakpoint.server import fixture
 
 import _common
-import dap_latency
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        os.pardir, 'examples', 'app.yaml')
@@ -48,7 +47,7 @@ TARGETS = {'cold': 1.5, 'warm': 0.5}
 def one_f5(stack, local_port=None):
     """One F5: seconds from the adapter's start and from launch."""
     began = time.perf_counter()
-    adapter = dap_latency.Adapter()
+    adapter = _common.dap_adapter()
     try:
         adapter.request('initialize', adapterID='heat')
         adapter.wait(lambda m: m.get('command') == 'initialize')

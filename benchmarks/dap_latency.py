@@ -32,15 +32,11 @@ alternating rounds, and how many requests one refresh sends.
 
 import json
 import os
-import queue
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-from heatclient_ext.dap import framing
 from heatclient_ext.dap import session as dap_session
 
 import _common
@@ -49,50 +45,6 @@ import watch_cost
 TARGET = 0.5
 BATCH = 20
 SIZE = 50
-
-
-class Adapter:
-    """``heat-breakpoint dap`` as a subprocess, and its messages."""
-
-    def __init__(self):
-        script = os.path.join(os.path.dirname(sys.executable),
-                              'heat-breakpoint')
-        self.proc = subprocess.Popen([script, 'dap'], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
-        self.events = queue.Queue()
-        self.seq = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            message = framing.read_message(self.proc.stdout)
-            if message is None:
-                return
-            self.events.put((time.perf_counter(), message))
-
-    def request(self, command, **arguments):
-        self.seq += 1
-        self.proc.stdin.write(framing.encode({
-            'seq': self.seq, 'type': 'request', 'command': command,
-            'arguments': arguments}))
-        self.proc.stdin.flush()
-
-    def wait(self, predicate, timeout=120):
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _common.BenchError('adapter: nothing awaited came')
-            at, message = self.events.get(timeout=left)
-            if predicate(message):
-                return at, message
-
-    def close(self):
-        self.request('disconnect', terminateDebuggee=False)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def parked_times(server, name, found, stop):
@@ -117,16 +69,10 @@ def latency_run(server, workdir, run, length):
     parked, stop = {}, threading.Event()
     watcher = threading.Thread(target=parked_times,
                                args=(server, name, parked, stop))
-    adapter = Adapter()
+    adapter = _common.dap_adapter()
     samples = []
     try:
-        adapter.request('initialize', adapterID='heat')
-        adapter.request('launch', template=path, stack=name,
-                        endpoint=server.endpoint)
-        adapter.wait(lambda m: m.get('event') == 'initialized')
-        adapter.request('setFunctionBreakpoints',
-                        breakpoints=[{'name': '*'}])
-        adapter.request('configurationDone')
+        adapter.launch(path, name, ['*'], endpoint=server.endpoint)
         watcher.start()
         for _ in names:
             at, stopped = adapter.wait(lambda m: m.get('event') == 'stopped')

@@ -29,7 +29,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import time
 
 import pytest
@@ -55,8 +54,7 @@ _chain = utils.chain_template
 
 
 def _db(server):
-    return sqlite3.connect(os.path.join(server.state_dir, 'heat.sqlite'),
-                           timeout=30)
+    return utils.heat_db(server)
 
 
 def _cut_server(tmp_path, monkeypatch, cut, stuck=None):

@@ -25,6 +25,7 @@ import threading
 import time
 from unittest import mock
 
+import pytest
 import requests
 
 from heatclient_ext.terminal import watch_session as watch_v1
@@ -207,10 +208,7 @@ def test_watch_works_without_the_view(heat_server, heat, stack_name):
 
 def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
                                                         stack_name):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'base',
-                       actions=['delete'])
-    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    heat.stacks.delete(stack_name)
+    test_engine.create_then_delete(heat, stack_name, 'nodes.yaml', 'base')
     wait_held(heat_server, stack_name, ['base'])
 
     code, lines, err = watch_lines_while(
@@ -246,35 +244,26 @@ def watch_answering(heat_server, stack, answers):
         return watch(heat_server, stack, '-i')
 
 
-def test_interactive_clear_set_and_release_by_name(heat_server, heat,
-                                                   stack_name):
+@pytest.mark.parametrize('answers, told', [
+    pytest.param('clear C\nset D\nX\nA\nc\n', (
+        'cleared C (disarmed)',
+        'armed D for the rest of this operation',
+        'error: X is not held (held: A)',
+        'released A (clear)',
+        'Release D?',
+        'released D (continue)'), id='clear_set_and_release_by_name'),
+    pytest.param('to D\nD\n', (
+        'running to D: released A',
+        'Release D?',
+        'released D (clear)'), id='run_to'),
+])
+def test_interactive_answers(heat_server, heat, stack_name, answers, told):
     # chain A -> B -> C -> D, breakpoints A and C; answers piped in.
     test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
     wait_held(heat_server, stack_name, ['A'])
-    code, out, err = watch_answering(heat_server, stack_name,
-                                     'clear C\nset D\nX\nA\nc\n')
+    code, out, err = watch_answering(heat_server, stack_name, answers)
     assert code == 0, (err, out)
-    for said in ('cleared C (disarmed)',
-                 'armed D for the rest of this operation',
-                 'error: X is not held (held: A)',
-                 'released A (clear)',
-                 'Release D?',
-                 'released D (continue)',
-                 'Stack %s CREATE_COMPLETE' % stack_name):
-        assert said in out, (said, out)
-    assert hits(heat, stack_name) == ['A', 'D']
-
-
-def test_interactive_run_to(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
-    wait_held(heat_server, stack_name, ['A'])
-    code, out, err = watch_answering(heat_server, stack_name,
-                                     'to D\nD\n')
-    assert code == 0, (err, out)
-    for said in ('running to D: released A',
-                 'Release D?',
-                 'released D (clear)',
-                 'Stack %s CREATE_COMPLETE' % stack_name):
+    for said in told + ('Stack %s CREATE_COMPLETE' % stack_name,):
         assert said in out, (said, out)
     assert hits(heat, stack_name) == ['A', 'D']
 
@@ -329,9 +318,7 @@ def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
 
     # a delete held at D, the first it deletes: the rows go as it runs
     deleted = stack_name + '-d'
-    test_engine.create(heat, deleted, 'chain.yaml', 'D', actions=['delete'])
-    utils.wait_stack(heat, deleted, 'CREATE_COMPLETE')
-    heat.stacks.delete(deleted)
+    test_engine.create_then_delete(heat, deleted, 'chain.yaml', 'D')
     wait_held(heat_server, deleted, ['D'])
     code, lines, err = watch_lines_while(
         heat_server, deleted,

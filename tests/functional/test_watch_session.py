@@ -54,9 +54,7 @@ def second_terminal(server, panes, *argv):
 
 def test_prompt_follows_what_another_terminal_releases(
         heat_server, heat, stack_name, panes):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
-    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
-                   list(NODES), 90, what='the four nodes held')
+    interactive.nodes_held(heat_server, heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     first = elapsed(pane.wait('Release node_1?'))
@@ -239,9 +237,7 @@ def test_watch_at_depth_0_says_what_is_held_deeper(heat_server, heat,
 
 def test_a_small_terminal_keeps_the_header_and_whole_names(
         heat_server, heat, stack_name, panes):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
-    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
-                   list(NODES), 90, what='the four nodes held')
+    interactive.nodes_held(heat_server, heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     pane.tmux('resize-window', '-t', pane.session, '-x', '60', '-y', '15')

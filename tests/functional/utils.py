@@ -12,6 +12,7 @@
 """Small waits, look-ups and runs shared by the functional tests."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -97,3 +98,12 @@ def heat_breakpoint(server, *argv):
          'sys.exit(main())'] + list(argv),
         env=env, capture_output=True, text=True, timeout=120)
     return proc.returncode, proc.stdout, proc.stderr
+
+
+def heat_db(server, read_only=False):
+    """The local server's SQLite database (Heat's tables and ours)."""
+    path = os.path.join(server.state_dir, 'heat.sqlite')
+    if read_only:
+        return sqlite3.connect('file:%s?mode=ro' % path, uri=True,
+                               timeout=30)
+    return sqlite3.connect(path, timeout=30)
