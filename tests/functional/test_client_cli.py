@@ -15,10 +15,8 @@ against the real local Heat (``heat_server``), plugin enabled and not.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 import yaml
@@ -327,16 +325,8 @@ def test_heat_breakpoint_console_script_is_installed():
 
 @pytest.fixture(scope='module')
 def stock_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-stock-')
-    conf = os.path.join(state_dir, 'stock.conf')
-    with open(conf, 'w') as out:
-        out.write('[breakpoint]\nenabled = false\n')
-    server = conftest.LocalHeatProcess(
-        os.path.join(state_dir, 'state'), config_files=[conf])
-    server.start(reset=True)
-    yield server
-    server.remove()
-    shutil.rmtree(state_dir, ignore_errors=True)
+    with conftest.stock_heat('heat-breakpoint-stock-') as server:
+        yield server
 
 
 def test_stock_hooks_list_clear_continue(stock_server, stack_name):

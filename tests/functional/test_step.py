@@ -42,6 +42,14 @@ def create_held(heat, stack, tmpl, *bps):
     wait_held_set(heat, stack, bps[:1])
 
 
+def continue_until_gone(heat_server, heat, stack):
+    """Continue a held delete; wait until Heat lists the stack no more."""
+    osc(heat_server, 'continue', stack)
+    utils.wait_for(lambda: stack not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
+
+
 def physical_ids(heat, stack):
     return {r.resource_name: r.physical_resource_id
             for r in heat.resources.list(stack)}
@@ -107,10 +115,7 @@ def test_step_during_update_and_delete(heat_server, heat, stack_name):
     osc(heat_server, 'step', stack_name, 'B')
     # Delete walks the graph backwards: B's requirement holds next.
     test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def test_continue_to_set_and_clear(heat_server, heat, stack_name):
@@ -198,10 +203,7 @@ def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
     test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
     assert utils.resources(heat, stack_name)['B'].resource_status == \
         'DELETE_COMPLETE'
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
@@ -224,10 +226,7 @@ def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
         'DELETE_COMPLETE'
     assert utils.resources(heat, stack_name)['A'].resource_status == \
         'CREATE_COMPLETE'
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def why_of(manager, stack, name):

@@ -131,10 +131,7 @@ def test_watch_prints_a_line_per_change_and_exits_0(heat_server, heat,
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     wait_held(heat_server, stack_name, NODES)
 
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     out = '\n'.join(lines)
     assert 'held: node_1, node_2, node_3, node_4' in lines[0]
     assert '1 of 6 done' in lines[0]
@@ -211,10 +208,7 @@ def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
     test_engine.create_then_delete(heat, stack_name, 'nodes.yaml', 'base')
     wait_held(heat_server, stack_name, ['base'])
 
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     out = '\n'.join(lines)
     assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
     assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
@@ -268,6 +262,15 @@ def test_interactive_answers(heat_server, heat, stack_name, answers, told):
     assert hits(heat, stack_name) == ['A', 'D']
 
 
+def watch_while_continued(heat_server, heat, stack):
+    """The lines of a ``watch`` that ends well while the stack continues."""
+    code, lines, err = watch_lines_while(
+        heat_server, stack,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack))
+    assert code == 0, (err, lines)
+    return lines
+
+
 def watch_lines_while(heat_server, stack, act, *extra):
     """``watch`` in its own process (lines, not a terminal) while act().
 
@@ -304,10 +307,7 @@ def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
     test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
                          when=breakpoints.FAILED, disable_rollback=False)
     test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     rollback = [DONE.search(line).groups() for line in lines
                 if ' ROLLBACK_' in line and DONE.search(line)]
     assert rollback, lines
@@ -320,10 +320,7 @@ def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
     deleted = stack_name + '-d'
     test_engine.create_then_delete(heat, deleted, 'chain.yaml', 'D')
     wait_held(heat_server, deleted, ['D'])
-    code, lines, err = watch_lines_while(
-        heat_server, deleted,
-        lambda: bp_v1.BreakpointManager(heat).continue_(deleted))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, deleted)
     totals = [int(DONE.search(line).group(2)) for line in lines
               if DONE.search(line)]
     assert totals and totals[0] == 4 and set(totals) == {4}, lines

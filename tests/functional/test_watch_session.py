@@ -52,6 +52,13 @@ def second_terminal(server, panes, *argv):
     return pane.wait('EXIT=', timeout=120)
 
 
+def held_on_failure(heat, stack_name):
+    """fail_fan.yaml created with a breakpoint on f's failure, f held."""
+    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
+                         when=breakpoints.FAILED)
+    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+
+
 def test_prompt_follows_what_another_terminal_releases(
         heat_server, heat, stack_name, panes):
     interactive.nodes_held(heat_server, heat, stack_name)
@@ -86,9 +93,7 @@ def test_prompt_follows_what_another_terminal_releases(
 
 def test_a_newer_update_ends_the_prompt_of_the_replaced_one(
         heat_server, heat, stack_name, panes):
-    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
-                         when=breakpoints.FAILED)
-    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    held_on_failure(heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     pane.wait('f failed. Retry it?')
@@ -151,9 +156,7 @@ def test_update_interactive_left_with_q_names_the_watch_to_resume(
 
 def test_a_failure_hold_is_a_failure_retried_from_the_prompt(
         heat_server, heat, stack_name, panes):
-    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
-                         when=breakpoints.FAILED)
-    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    held_on_failure(heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     screen = pane.wait('f failed. Retry it? [Enter: retry it')
