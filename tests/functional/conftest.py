@@ -56,12 +56,21 @@ def stock_heat(prefix):
         shutil.rmtree(state_dir, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def local_heat(prefix):
+    """A local Heat in a new state directory named PREFIX...; then removed."""
+    server = LocalHeatProcess(tempfile.mkdtemp(prefix=prefix)).start(
+        reset=True)
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
 @pytest.fixture(scope='session')
 def heat_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-functional-')
-    server = LocalHeatProcess(state_dir).start(reset=True)
-    yield server
-    server.remove()
+    with local_heat('heat-breakpoint-functional-') as server:
+        yield server
 
 
 @pytest.fixture
