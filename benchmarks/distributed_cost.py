@@ -592,13 +592,7 @@ def report_soak(found, cycles, log):
         log("  Heat's rows as left:               %s" % result['heat_rows'])
         log("  ... after purge_deleted + purge:   %s"
             % result['heat_rows_purged'])
-        log('  database, rebuilt, as left:        %8.1f KiB'
-            % (result['size'] / 1024.0))
-        log('  ... after purge_deleted + purge:   %8.1f KiB'
-            % (result['size_purged'] / 1024.0))
-        if result['purge_deleted']:
-            log('  (heat-manage purge_deleted failed: %s)'
-                % result['purge_deleted'])
+        soak.report_size(log, result, 'rebuilt')
 
 
 def soak_summary(found):

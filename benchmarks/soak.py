@@ -194,6 +194,21 @@ def compacted(path, drop_events=False):
     return size
 
 
+def report_size(log, found, how, instead=''):
+    """The database's size as left and purged, and a purge_deleted failed.
+
+    ``how`` the database was made comparable (``compacted``); ``instead``:
+    what was done when purge_deleted failed, if anything.
+    """
+    log('  %-35s%8.1f KiB' % ('database, %s, as left:' % how,
+                              found['size'] / 1024.0))
+    log('  ... after purge_deleted + purge:   %8.1f KiB'
+        % (found['size_purged'] / 1024.0))
+    if found['purge_deleted']:
+        log('  (heat-manage purge_deleted failed: %s%s)'
+            % (found['purge_deleted'], instead))
+
+
 def main():
     parser = _common.parser(__doc__)
     parser.add_count('--cycles', 'cycles per side', 200, 10)
@@ -211,14 +226,8 @@ def main():
         note('  rows of ours left by the run:      %s' % found['rows'])
         note('  after purge_deleted + our purge:   %s'
              % found['rows_purged'])
-        note('  database, compacted, as left:      %8.1f KiB'
-             % (found['size'] / 1024.0))
-        note('  ... after purge_deleted + purge:   %8.1f KiB'
-             % (found['size_purged'] / 1024.0))
-        if found['purge_deleted']:
-            note('  (heat-manage purge_deleted failed: %s; its removal of '
-                 'the deleted stacks\' events done on a copy instead)'
-                 % found['purge_deleted'])
+        report_size(note, found, 'compacted', '; its removal of the deleted '
+                    'stacks\' events done on a copy instead')
     left = sum(with_bp['rows'].values())
     as_left = with_bp['size'] / float(without['size'])
     purged = with_bp['size_purged'] / float(without['size_purged'])

@@ -22,7 +22,6 @@ thread served the release (a stock hook clear is served on a thread of
 Heat's own).
 """
 
-import os
 import uuid
 
 import pytest
@@ -33,8 +32,7 @@ from heat_breakpoint.server import fixture
 from tests.functional import conftest
 from tests.functional import utils
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-WEB = os.path.join(HERE, '..', '..', 'examples', 'web_server.yaml')
+WEB = utils.example('web_server.yaml')
 
 HANDLE = {
     'heat_template_version': '2021-04-16',

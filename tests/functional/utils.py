@@ -107,3 +107,9 @@ def heat_db(server, read_only=False):
         return sqlite3.connect('file:%s?mode=ro' % path, uri=True,
                                timeout=30)
     return sqlite3.connect(path, timeout=30)
+
+
+def example(name):
+    """The path of a file of the project's ``examples`` folder."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        '..', 'examples', name)
