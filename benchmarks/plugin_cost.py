@@ -41,7 +41,7 @@ import _common
 
 SIZES = (50, 200)
 # The targets: (check + plugin) / check, on the local server (SQLite).
-TARGETS = {'no breakpoint': 1.002, 'with breakpoints': 1.003}
+TARGETS = {'no breakpoint': 1.002, 'with breakpoints': 1.005}
 
 
 class InProcessHeat:
@@ -161,12 +161,12 @@ def load_plugin():
     than when this script is.
     """
     global deadlines, events, facts, outcomes, parking, planned_changes
-    from heat_breakpoint.engine import deadlines
-    from heat_breakpoint.engine import events
-    from heat_breakpoint.engine import facts
-    from heat_breakpoint.engine import outcomes
-    from heat_breakpoint.engine import parking
-    from heat_breakpoint.engine import planned_changes
+    from heat_breakpoint.engine.check import events
+    from heat_breakpoint.engine.check import facts
+    from heat_breakpoint.engine.check import outcomes
+    from heat_breakpoint.engine.check import parking
+    from heat_breakpoint.engine.check import planned_changes
+    from heat_breakpoint.engine.commands import deadlines
 
 
 def plugin_check_cpu(heat, stack_id, repeats, walls=None):

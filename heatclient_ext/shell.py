@@ -111,10 +111,6 @@ class BreakpointShell(heat_shell.HeatShell):
 def main(argv=None):
     """Console script ``heat-breakpoint``: one-line errors, exit code 1."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ['dap']:
-        # The editor's front end has its own options and speaks DAP.
-        from heatclient_ext.dap import main as dap_main
-        return dap_main.main(argv[1:])
     # The stock commands log that the legacy shell is deprecated; the spec
     # asks for this spelling, so that warning is noise here.
     logging.getLogger(stock_commands.__name__).setLevel(logging.ERROR)

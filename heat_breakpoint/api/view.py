@@ -13,13 +13,13 @@
 
 What a debugging user asks most ("what is held, what is armed?") in one
 request: the filter routes it here, before Heat's router, and the engine
-answers it from its database (:mod:`heat_breakpoint.engine.listing`)
+answers it from its database (:mod:`heat_breakpoint.engine.view.listing`)
 through one RPC call, instead of the client listing every resource of a
 nested tree or reading every event. ``?nested_depth=N`` limits how deep
 held resources are looked for (default: all the way down);
 ``?resource=PATH`` adds one resource described in full (``show``).
 ``?progress=1`` adds the operation's progress (counts by state, latest
-events; see :mod:`heat_breakpoint.engine.progress`).
+events; see :mod:`heat_breakpoint.engine.view.progress`).
 
 Access is Heat's: the request's project must own the stack (or be admin),
 and the caller needs the ``breakpoints:index`` policy (by default, what

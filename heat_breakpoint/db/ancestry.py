@@ -45,7 +45,7 @@ def walk(stack):
 
     A check needs the root operation (our rows are keyed by it) and the
     path (breakpoints are named by it); both come from this one query,
-    which :mod:`heat_breakpoint.engine.facts` makes once per check.
+    which :mod:`heat_breakpoint.engine.check.facts` makes once per check.
     ``stack``: what it reads of a Heat stack (``id``, ``owner_id``,
     ``parent_resource_name``).
     """

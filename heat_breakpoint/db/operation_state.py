@@ -25,23 +25,24 @@
 Every function takes the operation's key, ``(root stack id, root
 traversal)`` (:data:`heat_breakpoint.db.tables.Key`): where a stack sits
 in its tree is the engine's to work out (:mod:`heat_breakpoint.engine.
-facts`), once per check. :func:`read` returns the mode, the targets and
-the pause clock (:mod:`heat_breakpoint.db.pause_clock` writes it) in one
-query: every convergence check of a stack with breakpoints makes it.
+check.facts`), once per check. :func:`read` returns the mode, the targets
+and the pause clock (:mod:`heat_breakpoint.db.pause_clock` writes it) in
+one query, as a value the decision reads without the database
+(:class:`heat_breakpoint.model.operation_state.State`): every
+convergence check of a stack with breakpoints makes it.
 """
 
-import dataclasses
 import datetime
 import hashlib
-import typing
 
 from oslo_utils import timeutils
 import sqlalchemy as sa
 
 from heat_breakpoint.db import reader
 from heat_breakpoint.db import tables
-from heat_breakpoint.db import target_kinds
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
+from heat_breakpoint.model import target_kinds
 
 _operations, _targets, _pauses = tables.operations, tables.targets, \
     tables.pauses
@@ -55,20 +56,6 @@ def _digest(path: str, when: str = target_kinds.BEFORE) -> str:
     """
     key = path if when == target_kinds.BEFORE else '%s\0%s' % (path, when)
     return hashlib.sha256(key.encode('utf-8')).hexdigest()
-
-
-def target_items(targets: dict):
-    """``(path, kind)`` of every target, in path order.
-
-    ``targets`` as :class:`State` has them: a path's kind, or a tuple of
-    its kinds when it has targets for more than one ``when``.
-    """
-    for path, kinds in sorted(targets.items()):
-        if isinstance(kinds, str):
-            yield path, kinds
-        else:
-            for kind in sorted(kinds):
-                yield path, kind
 
 
 def _kept(previous, kind: str) -> bool:
@@ -264,28 +251,6 @@ def add_targets(key: tables.Key, paths, kind: str, limit=None) -> None:
                 _targets.c.path_digest.in_(digests)).values(kind=value))
 
 
-@dataclasses.dataclass(frozen=True)
-class State:
-    """What is recorded for one running operation.
-
-    ``targets``: each path's kind, or a tuple of its kinds when it has a
-    target for more than one ``when`` (:func:`target_items` reads both).
-    """
-
-    mode: typing.Optional[str] = None
-    targets: dict = dataclasses.field(default_factory=dict)
-    held: int = 0
-    paused_seconds: float = 0.0
-    since: typing.Optional[datetime.datetime] = None
-
-    def paused(self) -> float:
-        """How long the operation has had something held, until now."""
-        total = self.paused_seconds
-        if self.held > 0 and self.since is not None:
-            total += (timeutils.utcnow() - self.since).total_seconds()
-        return total
-
-
 _KEY = (sa.bindparam('root_stack_id'), sa.bindparam('traversal'))
 
 
@@ -299,13 +264,9 @@ def _by_key(table):
 # conversion of ``since`` back to a datetime) from its first select. What
 # row is which shows in its columns (the pause row's ``held``, never
 # NULL; the mode's ``path``, NULL): a column less for the driver to read
-# the description of. The first select's NULLs have the types of the
-# columns below them (no SQL changes): with every column's type known,
-# MySQL's rows are read past PyMySQL's cursor (:mod:`heat_breakpoint.db.
-# driver_rows`).
+# the description of.
 _STATE_QUERY = sa.union_all(
-    sa.select(sa.type_coerce(sa.null(), _targets.c.path.type).label('path'),
-              sa.type_coerce(sa.null(), _targets.c.kind.type).label('kind'),
+    sa.select(sa.null().label('path'), sa.null().label('kind'),
               _pauses.c.held, _pauses.c.paused_seconds,
               _pauses.c.since).where(_by_key(_pauses)),
     sa.select(sa.null(), _operations.c.mode,
@@ -321,7 +282,7 @@ _read = {}
 _READ_MAX = 1024
 
 
-def read(key: tables.Key, conn=None) -> State:
+def read(key: tables.Key, conn=None) -> model_state.State:
     """The running operation's mode, targets and pause clock, now.
 
     ``conn``: a connection of the caller's to read through (on SQLite a
@@ -349,7 +310,7 @@ def read(key: tables.Key, conn=None) -> State:
     return found
 
 
-def _state(rows) -> State:
+def _state(rows) -> model_state.State:
     found = {'targets': {}}
     for row in rows:
         if row.held is not None:  # the pause row
@@ -365,7 +326,7 @@ def _state(rows) -> State:
                 found['targets'][row.path] = tuple(sorted(
                     ((known,) if isinstance(known, str) else known) +
                     (row.kind,)))
-    return State(**found)
+    return model_state.State(**found)
 
 
 def _datetime(value):

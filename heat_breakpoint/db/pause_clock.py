@@ -12,13 +12,13 @@
 """How long an operation has had something held: its pause clock.
 
 By default time spent at a breakpoint does not count against the stack
-timeout (:mod:`heat_breakpoint.engine.deadlines` takes it off). The clock
-is one row per operation: how many of its resources are held now, the
-seconds held before, and since when the current pause runs. A hold stops
-it (:func:`hold_started`), the release of the last hold starts it again
-(:func:`hold_ended`); the row is read with the rest of the operation's
-state (:func:`heat_breakpoint.db.operation_state.read`,
-:meth:`~heat_breakpoint.db.operation_state.State.paused`).
+timeout (:mod:`heat_breakpoint.engine.commands.deadlines` takes it
+off). The clock is one row per operation: how many of its resources are
+held now, the seconds held before, and since when the current pause
+runs. A hold stops it (:func:`hold_started`), the release of the last
+hold starts it again (:func:`hold_ended`); the row is read with the rest
+of the operation's state (:func:`heat_breakpoint.db.operation_state.read`,
+:meth:`~heat_breakpoint.model.operation_state.State.paused`).
 """
 
 from oslo_utils import timeutils

@@ -15,8 +15,8 @@ A hold is kept on its resource, in Heat's own resource data, beside
 Heat's hook flags: whoever reads the resource (any heat-engine, the
 breakpoints view, the purge) finds it there. Every key is written for one
 traversal and names it. The engine writes them through Heat's Resource
-(:mod:`heat_breakpoint.engine.hold_records`); the purge and the operator's
-commands find them by these names, without Heat's engine.
+(:mod:`heat_breakpoint.engine.check.hold_records`); the purge and the
+operator's commands find them by these names, without Heat's engine.
 """
 
 #: The JSON record of a hold in place.
@@ -24,13 +24,13 @@ HOLD_KEY = 'breakpoint_hold'
 #: The traversal whose hold was released: its re-dispatched check goes on.
 RELEASED_KEY = 'breakpoint_released'
 #: What the re-dispatched check of a hold after the action or on its
-#: failure does (:mod:`heat_breakpoint.engine.outcomes`).
+#: failure does (:mod:`heat_breakpoint.engine.check.outcomes`).
 RESUME_KEY = 'breakpoint_resume'
 #: The change a hold on a planned change decided
-#: (:mod:`heat_breakpoint.engine.planned_changes`).
+#: (:mod:`heat_breakpoint.engine.check.planned_changes`).
 PLANNED_KEY = 'breakpoint_planned'
 #: A claimed release has not sent its check yet, and which heat-engine
-#: claimed it (:mod:`heat_breakpoint.engine.lost_releases`).
+#: claimed it (:mod:`heat_breakpoint.engine.commands.lost_releases`).
 SENDING_KEY = 'breakpoint_sending'
 
 #: Every resource data key the plugin writes.

@@ -16,38 +16,39 @@ create, update or delete, so the plugin installs its hold here. Each
 resource's ``create_convergence``, ``update_convergence`` and
 ``delete_convergence`` runs one pipeline (``check``, in
 :func:`_wrap_checks`): the check's facts gathered once
-(:mod:`heat_breakpoint.engine.facts`), then
+(:mod:`heat_breakpoint.engine.check.facts`), then
 
-* *before*: hold before the action, or go on (:mod:`.parking`);
+* *before*: hold before the action, or go on (:mod:`.check.parking`);
 * *change*: hold where an update adds, removes or changes a resource
-  (:mod:`.planned_changes`; a change sits inside Heat's own update
+  (:mod:`.check.planned_changes`; a change sits inside Heat's own update
   decision, ``Resource._needs_update``, wrapped where a resource type
   defines it);
 * *run*: Heat's own method, unless a released hold after the action
-  only hands the resource on (:mod:`.outcomes`);
+  only hands the resource on (:mod:`.check.outcomes`);
 * *after* or *failure*: hold once the action completed or failed
-  (:mod:`.outcomes`).
+  (:mod:`.check.outcomes`).
 
-:mod:`.decision` says, from the facts alone, what holds at each step.
+:mod:`.check.decision` says, from the facts alone, what holds at each step.
 The same modules answer Heat's own hook check
 (``Resource._break_if_required``) for breakpoints, hear releases on
 Heat's resource-signal channel (``Resource._unset_hook``,
-:mod:`.releases`, with the caller's context taken from
+:mod:`.commands.releases`, with the caller's context taken from
 ``EngineService.resource_signal``, which also carries our commands:
-every signal of ours passes :func:`heat_breakpoint.engine.signals.take`),
+every signal of ours passes
+:func:`heat_breakpoint.engine.commands.signals.take`),
 note a cancel before Heat starts its rollback
 (``EngineService.stack_cancel_update``, so that no release resumes a
 cancelled operation), and take time held at breakpoints off the stack's
-clock (``Stack.time_elapsed``, :mod:`.deadlines`), and give a remote
+clock (``Stack.time_elapsed``, :mod:`.commands.deadlines`), and give a remote
 stack (``OS::Heat::Stack``) its parent's environment without the parent's
-breakpoints (:mod:`.remote_stacks`). When a root stack's
+breakpoints (:mod:`.check.remote_stacks`). When a root stack's
 operation ends (``Stack.state_set`` to COMPLETE or FAILED) or a newer one
 replaces it (``Stack.converge_stack``), the rows kept for it go
 (:mod:`heat_breakpoint.db.purge`). A check that parks ends as Heat ends
 a cancelled one, but without loading its stack again when nothing newer
 can wait on it (``CheckResource._retrigger_new_traversal``, wrapped where
 present). It also adds one engine RPC method, ``breakpoint_list``, which
-answers the API's breakpoints view (:mod:`.listing`). On stacks with
+answers the API's breakpoints view (:mod:`.view.listing`). On stacks with
 breakpoints it masks hidden parameter values in resource events
 (``Resource._add_event``), since those events are what users read while
 debugging.
@@ -71,7 +72,7 @@ from oslo_log import log as logging
 LOG = logging.getLogger(__name__)
 
 # Where Heat makes a remote stack's environment from its parent's
-# (:mod:`remote_stacks`): the module ``remote_stack`` calls it through.
+# (:mod:`.check.remote_stacks`): the module ``remote_stack`` calls it through.
 EXPECTED_CHILD_ENVIRONMENT = ('parent_env', 'child_params',
                               'item_to_remove', 'child_resource_name')
 
@@ -96,7 +97,7 @@ MORE = '...'
 
 # Where Heat decides an update (``when: changed|replaced``): the decision
 # is wrapped where a resource type defines it, the property diff on
-# Resource; :mod:`planned_changes` calls the rest.
+# Resource; :mod:`.check.planned_changes` calls the rest.
 EXPECTED_CHANGES = {
     '_needs_update': ('self', 'after', 'before', 'after_props',
                       'before_props', 'prev_resource', 'check_init_complete'),
@@ -135,7 +136,7 @@ OPTIONAL_CHECK = {
 LIST_METHOD = 'breakpoint_list'
 
 # Heat's update decision and property diff, wrapped for
-# :mod:`planned_changes`.
+# :mod:`.check.planned_changes`.
 _DECISION = '_needs_update'
 _DIFF = 'update_template_diff_properties'
 
@@ -233,10 +234,10 @@ def install() -> bool:
         _check_heat(resource.Resource, stack.Stack, service.EngineService,
                     check_resource)
         from heat_breakpoint.db import purge
-        from heat_breakpoint.engine import deadlines
-        from heat_breakpoint.engine import parking
-        from heat_breakpoint.engine import planned_changes
-        from heat_breakpoint.engine import signals
+        from heat_breakpoint.engine.check import parking
+        from heat_breakpoint.engine.check import planned_changes
+        from heat_breakpoint.engine.commands import deadlines
+        from heat_breakpoint.engine.commands import signals
     except (ImportError, IncompatibleHeat) as exc:
         LOG.error('heat-breakpoint is DISABLED: this Heat does not look as '
                   'expected (%s); stacks run as in stock Heat.', exc)
@@ -296,10 +297,10 @@ def schema_ready() -> bool:
 
 def _wrap_checks(cls) -> None:
     """Heat's convergence checks of a resource, each one pipeline."""
-    from heat_breakpoint.engine import facts
-    from heat_breakpoint.engine import outcomes
-    from heat_breakpoint.engine import parking
-    from heat_breakpoint.engine import planned_changes
+    from heat_breakpoint.engine.check import facts
+    from heat_breakpoint.engine.check import outcomes
+    from heat_breakpoint.engine.check import parking
+    from heat_breakpoint.engine.check import planned_changes
 
     create = cls.create_convergence
     update = cls.update_convergence
@@ -368,7 +369,7 @@ def _wrap_checks(cls) -> None:
 
 def _wrap_decision(cls, stock) -> None:
     """Heat's update decision where ``cls`` defines it (``stock``)."""
-    from heat_breakpoint.engine import planned_changes
+    from heat_breakpoint.engine.check import planned_changes
     wrapped = planned_changes.deciding(stock)
     _deciders.add(wrapped)
     setattr(cls, _DECISION, wrapped)
@@ -402,12 +403,11 @@ def _decision_of(resource_type) -> None:
 
 def _wrap_hooks(cls) -> None:
     """Heat's hook check, its signals' checks and its resource events."""
-    from heat_breakpoint.engine import events
-    from heat_breakpoint.engine import facts
-    from heat_breakpoint.engine import hold_records
-    from heat_breakpoint.engine import outcomes
-    from heat_breakpoint.engine import parking
-    from heat_breakpoint.engine import releases
+    from heat_breakpoint.engine.check import events
+    from heat_breakpoint.engine.check import facts
+    from heat_breakpoint.engine.check import hold_records
+    from heat_breakpoint.engine.check import parking
+    from heat_breakpoint.engine.commands import releases
     from heat_breakpoint.model import breakpoints
 
     break_if_required = cls._break_if_required
@@ -455,7 +455,7 @@ def _wrap_hooks(cls) -> None:
         # cleared.
         if not hold_records.release_interrupted(self, details):
             signal_check_hook(self, details)
-        outcomes.check_release(self, details)
+        releases.check_release(self, details)
 
     @functools.wraps(add_event)
     def _add_event(self, action, status, reason):
@@ -472,7 +472,7 @@ def _wrap_remote_stack() -> None:
     """A remote stack's environment without its parent's breakpoints."""
     from heat.engine.resources.openstack.heat import remote_stack
 
-    from heat_breakpoint.engine import remote_stacks
+    from heat_breakpoint.engine.check import remote_stacks
     _replaced.append((remote_stack, 'environment',
                       remote_stack.__dict__.get('environment')))
     remote_stack.environment = remote_stacks.RemoteEnvironment(
@@ -482,10 +482,10 @@ def _wrap_remote_stack() -> None:
 def _wrap_parked_end(cls, parking) -> None:
     """A parked check ends without loading its whole stack again.
 
-    Heat treats :class:`parking.Parked` as a cancelled check and loads
+    Heat treats :class:`.check.parking.Parked` as a cancelled check and loads
     the stack to see whether a newer traversal waits on the resource; a
     burst of holds (a step to 55 resources) spent a fifth of its time
-    there. :func:`parking.newer_traversal_may_wait` answers from the
+    there. :func:`.check.parking.newer_traversal_may_wait` answers from the
     stack's row; Heat's own method runs whenever it may.
     """
     retrigger = cls._retrigger_new_traversal
@@ -509,7 +509,7 @@ def _wrap_service(cls, deadlines, signals) -> None:
     @functools.wraps(start)
     def started(self):
         from heat_breakpoint.db import purge
-        from heat_breakpoint.engine import lost_releases
+        from heat_breakpoint.engine.commands import lost_releases
         if not schema_ready():
             return start(self)
         result = start(self)
@@ -537,7 +537,7 @@ def _wrap_service(cls, deadlines, signals) -> None:
         from heat.common import exception
         import oslo_messaging
 
-        from heat_breakpoint.engine import listing
+        from heat_breakpoint.engine.view import listing
         try:
             return listing.breakpoint_list(self, cnxt, stack_identity,
                                            stack_name, nested_depth,

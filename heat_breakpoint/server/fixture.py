@@ -29,8 +29,6 @@ import tempfile
 import time
 import typing
 
-import requests
-
 START_TIMEOUT = 120
 SERVER_MODULE = (sys.executable, '-m', 'heat_breakpoint.server')
 
@@ -136,6 +134,9 @@ class LocalHeatProcess:
     def wait_ready(self, timeout: float = START_TIMEOUT
                    ) -> 'LocalHeatProcess':
         """Wait until heat-api answers; :class:`ServerStartError` if not."""
+        # Here, not at the top: an editor's adapter imports this module
+        # before it answers the editor, and needs no HTTP until then.
+        import requests
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             proc = self.proc

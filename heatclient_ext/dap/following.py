@@ -13,7 +13,9 @@
 
 A poller reads the watch's one-request refresh
 (:func:`heatclient_ext.v1.live.fetch`) every ``interval``
-seconds: its held rows go to the session's :class:`.holds.Holds`, its
+seconds (every :data:`EAGER` seconds for the first second after the
+operation starts or a release goes out, when the next hold most often
+comes): its held rows go to the session's :class:`.holds.Holds`, its
 latest events to the Debug Console, and the end of the operation (as
 :class:`.ending.OperationEnd` judges it) is ``exited`` then
 ``terminated``, once. The requests are the session's
@@ -22,12 +24,17 @@ latest events to the Debug Console, and the end of the operation (as
 
 import logging
 import threading
+import time
 
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import live
 
 LOG = logging.getLogger(__name__)
+#: Seconds between two refreshes for :data:`EAGER_FOR` seconds after a
+#: start or a release: an F5 or a step is told its stop that much sooner.
+EAGER = 0.05
+EAGER_FOR = 1.0
 
 
 class Following:
@@ -40,18 +47,27 @@ class Following:
         self.told_end = threading.Event()  # exited and terminated sent
         self._seen_events = set()
         self._poller = None
+        self._wake = threading.Event()  # a refresh now (or the end)
+        self._eager_until = 0.0
 
     @property
     def started(self) -> bool:
         return self._poller is not None
 
     def start(self) -> None:
+        self.hurry()
         self._poller = threading.Thread(target=self._poll, daemon=True)
         self._poller.start()
+
+    def hurry(self) -> None:
+        """A hold is likely soon: refresh now, then eagerly for a while."""
+        self._eager_until = time.monotonic() + EAGER_FOR
+        self._wake.set()
 
     def stop(self) -> None:
         """No refresh after this one; wait for one under way (not ours)."""
         self.finished.set()
+        self._wake.set()
         if self._poller is not None and \
                 self._poller is not threading.current_thread():
             self._poller.join(5)
@@ -64,7 +80,9 @@ class Following:
                 self._session.say(exceptions.one_line(exc), 'stderr')
             except Exception:  # a bad refresh must not end the session
                 LOG.exception('refresh failed')
-            self.finished.wait(self.interval)
+            eager = time.monotonic() < self._eager_until
+            self._wake.wait(EAGER if eager else self.interval)
+            self._wake.clear()
 
     def refresh(self):
         """One request: held resources, latest events, the stack's state."""
@@ -104,6 +122,7 @@ class Following:
         if self.finished.is_set():
             return
         self.finished.set()
+        self._wake.set()
         session = self._session
         if not reason and status.endswith('_FAILED'):
             try:

@@ -24,8 +24,6 @@ sends it.
 """
 
 import logging
-import os
-import tempfile
 import threading
 
 from heatclient import client as heat_client
@@ -36,16 +34,11 @@ import requests
 from heat_breakpoint.server import fixture
 
 from heatclient_ext._i18n import _
+from heatclient_ext.dap import local_process
 from heatclient_ext import exceptions
 
 LOG = logging.getLogger(__name__)
 START_TIMEOUT = 180
-#: Seconds between two looks at whether the local Heat answers.
-READY_POLL = 0.05
-#: What the session's own server runs with: independent resources
-#: start at once (no Heat's one-second pause between them), and the
-#: state directory goes with the server, however it is stopped.
-SERVER_ARGS = ('--no-leaf-sleep', '--remove-state-dir')
 ACTIONS = ('create', 'update', 'delete')
 
 
@@ -77,15 +70,12 @@ class LocalHeat:
     remove) and a stop that wins over a start from another thread.
     """
 
-    def __init__(self) -> None:
-        state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-dap-')
-        self.process = fixture.LocalHeatProcess(
-            state_dir, extra_args=SERVER_ARGS, lifeline=True,
-            ready_poll=READY_POLL)
-        self.process.output = os.path.join(state_dir, 'server.out')
+    def __init__(self, launched=None) -> None:
+        # launched: a process already launched (local_process.take_early)
+        self.process = launched or local_process.new_process()
         self.lock = threading.Lock()
         self.stopped = False
-        self.launched = False
+        self.launched = launched is not None
 
     @property
     def port(self):

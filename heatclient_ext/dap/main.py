@@ -20,6 +20,9 @@ network went) is a disconnect with the editor's defaults; a malformed
 message ends at most its own session, with an ``output`` saying why.
 Nothing but DAP messages is written to stdout; logs go to stderr.
 
+On stdin/stdout the local Heat the session will likely need is launched
+before anything else (:mod:`.local_process`).
+
 SIGINT, SIGTERM and SIGHUP end every session as the end of its stream
 does, and the adapter exits 0 once they have ended: editors stop an
 adapter that way as part of a normal end (nvim-dap closes stdin and
@@ -40,7 +43,7 @@ import threading
 from heat_breakpoint import listen
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import framing
-from heatclient_ext.dap import session as dap_session
+from heatclient_ext.dap import local_process
 
 LOG = logging.getLogger(__name__)
 #: Connections waiting to be accepted.
@@ -90,6 +93,9 @@ def serve(reader, writer, sessions=None, prestart=False) -> None:
     ``disconnect`` with the editor's defaults (:meth:`Session.leave`).
     ``prestart``: start a local Heat at ``initialize``.
     """
+    # Imported here: on stdin/stdout the local Heat is launched first
+    # (main), and this import is most of the adapter's own start.
+    from heatclient_ext.dap import session as dap_session
     out = framing.Writer(writer)
     sess = dap_session.Session(out.send, prestart=prestart)
     if sessions is not None:
@@ -220,6 +226,7 @@ def main(argv=None) -> int:
         threading.Thread(target=_accept, args=(server, sessions, done),
                          daemon=True).start()
     else:
+        local_process.launch_early()
         threading.Thread(target=run.stdio, args=(sessions,),
                          daemon=True).start()
     # A timeout, so that a signal is seen however the wait is built.
@@ -228,6 +235,7 @@ def main(argv=None) -> int:
     if server is not None:
         server.close()
     sessions.leave()
+    local_process.discard_early()
     _quiet_stdout()
     return run.code
 

@@ -38,6 +38,7 @@ from heatclient_ext.dap import following
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
 from heatclient_ext.dap import lines
+from heatclient_ext.dap import local_process
 from heatclient_ext.dap import looking
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
@@ -185,7 +186,8 @@ class Session:
         return capabilities()
 
     def _prestart(self) -> None:
-        local = heat.LocalHeat()
+        # The adapter's own early launch, if it made one (stdio only).
+        local = heat.LocalHeat(local_process.take_early())
         with self.life:
             if self.left or self.local is not None:
                 local.stop()
@@ -403,6 +405,7 @@ class Session:
     def _resumed(self, reason=None, rows=()) -> None:
         self.holds.resumed(reason, rows)
         self.looking.forget()
+        self.following.hurry()
 
     def on_continue(self, args) -> dict:
         single = bool(args.get('singleThread'))

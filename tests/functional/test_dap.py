@@ -312,3 +312,73 @@ def test_terminate_is_answered_after_exited(tmp_path):
         if adapter.proc.poll() is None:
             adapter.proc.kill()
     _nothing_left(state_dir, tmp_path)
+
+
+def _early_state_dir(folder, timeout=30):
+    """The state directory of the local Heat the adapter launched itself."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        made = [name for name in os.listdir(folder)
+                if name.startswith('heat-breakpoint-dap-')]
+        if made and _processes_with(made[0]):
+            return os.path.join(folder, made[0])
+        time.sleep(0.02)
+    raise AssertionError('no local Heat launched in %ds' % timeout)
+
+
+def test_the_local_heat_launched_first_is_the_sessions(tmp_path):
+    """Launched before initialize: the launch waits for no other start."""
+    adapter = Adapter(tmp_path)
+    try:
+        early = _early_state_dir(str(tmp_path))
+        assert _held_on_own_heat(adapter) == early
+        assert os.listdir(tmp_path) == [os.path.basename(early)]
+        seq = adapter.request('disconnect', terminateDebuggee=True)
+        assert adapter.response(seq)['success']
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    _nothing_left(early, tmp_path)
+
+
+@pytest.mark.parametrize('end', ['eof', 'SIGINT', 'SIGTERM'])
+def test_a_local_heat_no_session_took_is_stopped(end, tmp_path):
+    """The editor went before initialize: nothing of it stays."""
+    adapter = Adapter(tmp_path)
+    try:
+        early = _early_state_dir(str(tmp_path))
+        if end == 'eof':
+            adapter.proc.stdin.close()
+        else:
+            adapter.proc.send_signal(getattr(signal, end))
+        assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()
+    _nothing_left(early, tmp_path)
+
+
+def test_a_launch_on_another_heat_stops_the_early_one(heat_server, heat,
+                                                      stack_name, tmp_path):
+    adapter = Adapter(tmp_path)
+    try:
+        early = _early_state_dir(str(tmp_path))
+        adapter.request('initialize', adapterID='heat')
+        seq = adapter.request('launch', template=CHAIN, stack=stack_name,
+                              endpoint=heat_server.endpoint)
+        adapter.wait(lambda m: m.get('event') == 'initialized')
+        adapter.request('configurationDone')
+        assert adapter.response(seq)['success']
+        deadline = time.monotonic() + 30
+        while (_processes_with(early) or os.path.exists(early)) and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_with(early) == []
+        assert os.listdir(tmp_path) == []
+        seq = adapter.request('disconnect', terminateDebuggee=True)
+        assert adapter.response(seq)['success']
+        assert adapter.proc.wait(60) == 0
+    finally:
+        if adapter.proc.poll() is None:
+            adapter.proc.kill()

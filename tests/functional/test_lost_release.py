@@ -19,7 +19,8 @@ engine. Here the real release is cut off right after its real claim
 (``heat_plugins/cut_release.py``, loaded as a Heat plugin module), on the
 real local Heat: the server is killed -9 there and started again, or the
 release fails there and the server goes on. The plugin's scan
-(``heat_breakpoint.engine.lost_releases``) sends the check again, once,
+(``heat_breakpoint.engine.commands.lost_releases``) sends the check
+again, once,
 and the release is counted once: one release event, one check
 re-dispatched (Heat's own ``Re-trigger resource`` line), each resource
 created once.

@@ -104,7 +104,8 @@ def held(heat_server, stack):
                   if row['state'] == 'held')
 
 
-# The resource data key of a hold (heat_breakpoint.engine.parking.HOLD_KEY).
+# The resource data key of a hold
+# (heat_breakpoint.engine.check.parking.HOLD_KEY).
 # Not imported: importing Heat's engine here would turn on Heat's lazy
 # translation in this process and break other OSC plugins loaded later.
 HOLD_KEY = 'breakpoint_hold'

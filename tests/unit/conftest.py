@@ -14,7 +14,6 @@
 from unittest import mock
 
 import pytest
-import sqlalchemy as sa
 
 
 @pytest.fixture
@@ -39,9 +38,11 @@ def enforcer():
 def db():
     """An in-memory SQLite database as Heat's, with our tables in it.
 
-    (Imported here, not at the top: the client half's tests run where
-    Heat is not installed.)
+    (Imported here, not at the top: the client half's tests and the
+    decision's, ``tox -e decision``, run where Heat is not installed.)
     """
+    import sqlalchemy as sa
+
     from heat_breakpoint.db import tables
     engine = sa.create_engine('sqlite://')
     with mock.patch.object(tables.db_api, 'get_engine',

@@ -19,7 +19,7 @@ refusal of an unknown ``--no-breakpoint`` both suggest names through
 from heat.common import exception
 import pytest
 
-from heat_breakpoint.engine import commands
+from heat_breakpoint.engine.commands import commands
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import environment
 

@@ -167,8 +167,8 @@ def test_serve_answers_until_disconnect():
 
 
 def test_heat_breakpoint_dap_is_a_subcommand(capsys):
-    from heatclient_ext import shell
+    from heatclient_ext import console  # the heat-breakpoint script's
     with pytest.raises(SystemExit) as done:
-        shell.main(['dap', '--help'])
+        console.main(['dap', '--help'])
     assert done.value.code == 0
     assert 'usage: heat-breakpoint dap' in capsys.readouterr().out

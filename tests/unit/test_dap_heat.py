@@ -21,6 +21,7 @@ import pytest
 from heat_breakpoint.server import fixture
 from heat_breakpoint.server import lifeline
 from heatclient_ext.dap import heat
+from heatclient_ext.dap import local_process
 from heatclient_ext import exceptions
 
 
@@ -100,3 +101,51 @@ def test_the_lifeline_ends_when_its_writer_is_closed():
     assert not ended.wait(0.2)
     os.close(write_end)
     assert ended.wait(5)
+
+
+class _Process:
+    def __init__(self):
+        self.launched = self.removed = False
+
+    def launch(self):
+        self.launched = True
+        return self
+
+    def remove(self, timeout):
+        self.removed = True
+
+
+@pytest.fixture
+def early(monkeypatch):
+    made = []
+
+    def new_process():
+        made.append(_Process())
+        return made[-1]
+    monkeypatch.setattr(local_process, 'new_process', new_process)
+    monkeypatch.setattr(local_process, '_early', None)
+    monkeypatch.setattr(local_process, '_closed', False)
+    return made
+
+
+def test_the_early_local_heat_is_taken_once(early):
+    local_process.launch_early()
+    local_process.launch_early()  # one process, however often asked
+    [process] = early
+    assert process.launched
+    taken = heat.LocalHeat(local_process.take_early())
+    assert taken.process is process and taken.launched
+    taken.launch()  # nothing launched twice
+    assert local_process.take_early() is None
+    local_process.discard_early()  # the session's, not discarded
+    assert not process.removed
+
+
+def test_an_early_local_heat_nobody_took_is_removed(early):
+    local_process.launch_early()
+    local_process.discard_early()
+    [process] = early
+    assert process.removed
+    assert local_process.take_early() is None
+    local_process.launch_early()  # the adapter is ending: no new one
+    assert len(early) == 1

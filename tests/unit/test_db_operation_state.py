@@ -23,7 +23,8 @@ import sqlalchemy as sa
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import tables
-from heat_breakpoint.db import target_kinds
+from heat_breakpoint.model import operation_state as model_state
+from heat_breakpoint.model import target_kinds
 
 KEY = ('root', 't1')
 
@@ -124,7 +125,7 @@ def test_a_path_keeps_a_target_per_when(db):
     operation_state.add_targets(KEY, ['b'], target_kinds.STEP)
     targets = operation_state.read(KEY).targets
     assert targets == {'b': (after, target_kinds.STEP)}
-    assert list(operation_state.target_items(targets)) == [
+    assert list(model_state.target_items(targets)) == [
         ('b', after), ('b', target_kinds.STEP)]
     assert operation_state.count_targets(KEY) == 2
 

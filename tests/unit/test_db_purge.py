@@ -137,10 +137,10 @@ def test_orphans_of_every_key_of_ours_go_and_only_those(engine):
 
 def test_the_manage_command_knows_every_key_the_engine_writes():
     # One list, which the engine's modules and the purge both read.
-    from heat_breakpoint.engine import hold_records
-    from heat_breakpoint.engine import lost_releases
-    from heat_breakpoint.engine import outcomes
-    from heat_breakpoint.engine import planned_changes
+    from heat_breakpoint.engine.check import hold_records
+    from heat_breakpoint.engine.check import outcomes
+    from heat_breakpoint.engine.check import planned_changes
+    from heat_breakpoint.engine.commands import lost_releases
     for module in (hold_records, lost_releases, outcomes, planned_changes,
                    purge):
         assert module.resource_data is resource_data

@@ -21,11 +21,12 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.db import operation_state
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import signals
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.commands import signals
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import protocol
+from heat_breakpoint.model import target_kinds
 
 ROOT = ('s1', 't1')
 CANCELLED = operation_state.CANCELLED
@@ -104,8 +105,8 @@ def test_a_continue_after_the_cancel_does_not_undo_it(stack_row):
 
 def test_nothing_holds_once_cancelled():
     env = [breakpoints.parse_name('a')]
-    state = operation_state.State(mode=target_kinds.CANCEL,
-                                  targets={'b': target_kinds.STEP})
+    state = model_state.State(mode=target_kinds.CANCEL,
+                              targets={'b': target_kinds.STEP})
     found = decision.rules(env, state)
     assert [(r.name, r.armed, r.why) for r in found] == [
         ('b', False, 'cancel'), ('a', False, 'cancel')]
@@ -129,7 +130,7 @@ def test_which_signals_carry_a_command_of_ours(details, kind):
 def test_continue_with_a_depth_disarms_the_top_levels_only():
     env = [breakpoints.parse_name(name)
            for name in ('web', 'inner/rep', '*')]
-    state = operation_state.State(mode=target_kinds.continue_mode(0))
+    state = model_state.State(mode=target_kinds.continue_mode(0))
     found = decision.rules(env, state)
     # One rule per name at its own depth; '*' disarmed above, armed below.
     assert [(r.name, r.armed) for r in found] == [

@@ -12,21 +12,21 @@
 """Tests of the hold decision: pure functions of a check's facts.
 
 No Stack, no Resource, no database: a check's facts are a value
-(:class:`facts.Check`), and what was said during the operation is one
+(:class:`decision.Check`), and what was said during the operation is one
 too (:class:`operation_state.State`). How they are gathered from Heat's
-objects, and how often, is tested in ``test_engine_facts.py``.
+objects, and how often, is tested in ``test_engine_facts.py``. This
+module imports only the decision, the model and pytest: ``tox -e
+decision`` runs it where Heat is not installed.
 """
 
 import datetime
 
 import pytest
 
-from heat_breakpoint.db import operation_state
-from heat_breakpoint.db import resource_data
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state
+from heat_breakpoint.model import target_kinds
 
 
 def bps(*names, **kwargs):
@@ -37,7 +37,7 @@ def checked(name, env, state=None, path=(), first=None, **facts_of_check):
     """The facts of a create check of resource ``name``, as gathered."""
     found = dict(action='CREATE', stack_action='CREATE')
     found.update(facts_of_check)
-    return facts.Check(
+    return decision.Check(
         breakpoints=tuple(env), path=path + (name,),
         rules=tuple(decision.rules(env, state or operation_state.State())),
         first=first, **found)
@@ -112,15 +112,15 @@ def test_a_step_into_holds_the_first_resources_by_their_own_name():
     ('CREATE', 'ADOPT', False),
 ])
 def test_eligible_after_or_on_failure(stack_action, action, expected):
-    check = facts.Check(action=action, stack_action=stack_action,
-                        replacement=True)
+    check = decision.Check(action=action, stack_action=stack_action,
+                           replacement=True)
     for when in (breakpoints.AFTER, breakpoints.FAILED):
         assert decision.eligible(check, action, when) is expected
 
 
 def test_nothing_holds_while_adopting():
-    check = facts.Check(action='CREATE', stack_action='CREATE',
-                        adopting=True)
+    check = decision.Check(action='CREATE', stack_action='CREATE',
+                           adopting=True)
     for when in breakpoints.WHENS:
         for action in ('CREATE', 'UPDATE', 'DELETE'):
             assert not decision.eligible(check, action, when)
@@ -139,8 +139,8 @@ def test_nothing_holds_while_adopting():
     ('ROLLBACK', 'UPDATE', {}, False),
 ])
 def test_eligible_before(stack_action, action, facts_of_check, expected):
-    check = facts.Check(action=action, stack_action=stack_action,
-                        **facts_of_check)
+    check = decision.Check(action=action, stack_action=stack_action,
+                           **facts_of_check)
     assert decision.eligible(check, action) is expected
 
 
@@ -161,8 +161,8 @@ def test_eligible_before(stack_action, action, facts_of_check, expected):
 ])
 def test_eligible_for_a_planned_change(stack_action, action,
                                        facts_of_check, expected):
-    check = facts.Check(action=action, stack_action=stack_action,
-                        **facts_of_check)
+    check = decision.Check(action=action, stack_action=stack_action,
+                           **facts_of_check)
     for when in (breakpoints.CHANGED, breakpoints.REPLACED):
         assert decision.eligible(check, action, when) is expected
 
@@ -297,11 +297,6 @@ def test_has_begun(action, status, reason, expected):
     earlier = started - datetime.timedelta(seconds=1)
     assert decision.has_begun('UPDATE', action, status, earlier, started,
                               reason) is False
-
-
-def test_the_hold_key_functional_tests_look_for():
-    from tests.functional import test_watch_interactive
-    assert test_watch_interactive.HOLD_KEY == resource_data.HOLD_KEY
 
 
 def test_a_path_holds_before_and_after_by_its_two_targets():

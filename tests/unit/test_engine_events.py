@@ -15,7 +15,7 @@ import types
 
 import pytest
 
-from heat_breakpoint.engine import events
+from heat_breakpoint.engine.check import events
 
 
 class Stack:

@@ -26,13 +26,14 @@ import pytest
 
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import deadlines
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.commands import deadlines
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import registry
+from heat_breakpoint.model import target_kinds
 from heat_breakpoint import opts
 
 opts.register_opts()
@@ -106,7 +107,7 @@ def fresh_thread():
 @pytest.fixture
 def read():
     with mock.patch.object(operation_state, 'read',
-                           return_value=operation_state.State()) as found:
+                           return_value=model_state.State()) as found:
         yield found
 
 
@@ -119,7 +120,7 @@ def test_no_breakpoints_no_query(read):
 
 def test_one_read_per_check(read):
     stack = FakeStack(marker_for('a'))
-    read.return_value = operation_state.State(paused_seconds=2.0)
+    read.return_value = model_state.State(paused_seconds=2.0)
     # As Heat's check: has_timed_out(), time_remaining(), then the hold.
     assert deadlines.time_elapsed(stack, 5.0) == 3.0
     assert deadlines.time_elapsed(stack, 6.0) == 4.0
@@ -160,7 +161,7 @@ def test_a_changed_option_is_seen_by_the_next_check(read, config, change):
 
 def test_options_are_read_once_while_unchanged(read, config):
     stack = FakeStack(marker_for('a'))
-    read.return_value = operation_state.State(paused_seconds=2.0)
+    read.return_value = model_state.State(paused_seconds=2.0)
     assert deadlines.time_elapsed(stack, 5.0) == 3.0
     config.set_override('pause_counts_against_timeout', True, opts.GROUP)
     # Within a check what was read serves; the next check sees the change.
@@ -272,13 +273,13 @@ def test_a_nested_delete_holds_at_the_roots_breakpoints(read):
 
 
 def test_a_step_into_asks_heat_whether_the_resource_is_first(read):
-    read.return_value = operation_state.State(
+    read.return_value = model_state.State(
         targets={'a': target_kinds.STEP_INTO})
     stack = FakeStack([])
     rsrc = FakeResource('b', stack)
     assert facts.check(rsrc, 'CREATE').first is True
     rsrc.t.required_resource_names.assert_called_once_with()
-    read.return_value = operation_state.State()
+    read.return_value = model_state.State()
     stack = FakeStack([])
     rsrc = FakeResource('b', stack)
     assert facts.check(rsrc, 'CREATE').first is None
@@ -288,7 +289,7 @@ def test_a_step_into_asks_heat_whether_the_resource_is_first(read):
 def test_a_resource_no_longer_in_its_template_is_not_first(read):
     # An update removed it: its definition cannot resolve what it refers
     # to (Heat asserts), so it is not asked.
-    read.return_value = operation_state.State(
+    read.return_value = model_state.State(
         targets={'a': target_kinds.STEP_INTO})
     stack = FakeStack([])
     stack.names = {'a'}

@@ -16,8 +16,8 @@ from unittest import mock
 import pytest
 import yaml
 
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import template_secrets as secrecy
+from heat_breakpoint.engine.masking import inputs
+from heat_breakpoint.engine.masking import template_secrets as secrecy
 
 MASK = inputs.MASK
 

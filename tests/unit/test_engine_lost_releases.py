@@ -26,7 +26,7 @@ import logging
 import pytest
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import lost_releases
+from heat_breakpoint.engine.commands import lost_releases
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, 0)
 ME = 'engine-me'

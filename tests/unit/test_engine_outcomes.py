@@ -20,8 +20,9 @@ from heat.common import exception
 import pytest
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import outcomes
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import outcomes
+from heat_breakpoint.engine.commands import releases
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
@@ -164,7 +165,7 @@ def test_a_note_of_an_older_operation_is_dropped():
 def refused_retry(rsrc):
     """Why check_release refuses a retry of RSRC's pre-create hook."""
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
-        outcomes.check_release(rsrc, {'unset_hook': 'pre-create',
+        releases.check_release(rsrc, {'unset_hook': 'pre-create',
                                       protocol.SIGNAL_KEY: 'retry'})
     return str(raised.value)
 
@@ -182,6 +183,6 @@ def test_check_release_refuses_retry_of_a_plain_hook():
 
 def test_check_release_lets_other_signals_through():
     rsrc = FakeResource()
-    outcomes.check_release(rsrc, {'unset_hook': 'pre-create'})
-    outcomes.check_release(rsrc, {'some': 'signal'})
-    outcomes.check_release(rsrc, 'text signal')
+    releases.check_release(rsrc, {'unset_hook': 'pre-create'})
+    releases.check_release(rsrc, {'some': 'signal'})
+    releases.check_release(rsrc, 'text signal')

@@ -22,7 +22,8 @@ from unittest import mock
 import pytest
 
 from heat_breakpoint.db import operation_state
-from heat_breakpoint.engine import parking
+from heat_breakpoint.db import resource_data
+from heat_breakpoint.engine.check import parking
 
 
 @pytest.fixture
@@ -77,3 +78,8 @@ def test_a_park_in_another_thread_is_not_this_ones(stacks):
     thread.start()
     thread.join()
     assert answers == [True]
+
+
+def test_the_hold_key_functional_tests_look_for():
+    from tests.functional import test_watch_interactive
+    assert test_watch_interactive.HOLD_KEY == resource_data.HOLD_KEY

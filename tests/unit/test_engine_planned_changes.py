@@ -21,8 +21,8 @@ import pytest
 
 from heat.engine import resource as heat_resource
 
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import planned_changes as changes
+from heat_breakpoint.engine.check import planned_changes as changes
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import reasons
 from heatclient_ext.v1 import changes as client_changes

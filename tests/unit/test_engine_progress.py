@@ -25,7 +25,7 @@ import sqlalchemy as sa
 
 from heat.db import models
 
-from heat_breakpoint.engine import progress
+from heat_breakpoint.engine.view import progress
 
 STARTED = datetime.datetime(2026, 1, 1, 0, 0, 10)
 BEFORE = STARTED - datetime.timedelta(seconds=5)

@@ -22,8 +22,7 @@ import pytest
 
 from heat.common import context as heat_context
 
-from heat_breakpoint.engine import lost_releases
-from heat_breakpoint.engine import releases
+from heat_breakpoint.engine.commands import credentials
 
 WITHOUT_ROLES = object()
 
@@ -42,7 +41,7 @@ class Stack(object):
 
 @pytest.fixture(autouse=True)
 def without_roles(monkeypatch):
-    monkeypatch.setattr(lost_releases, 'stored_context',
+    monkeypatch.setattr(credentials, 'stored_context',
                         lambda stack: WITHOUT_ROLES)
 
 
@@ -55,11 +54,11 @@ def without_roles(monkeypatch):
 ])
 def test_the_stack_s_stored_context_where_keystone_is_known(creds):
     stack = Stack(**creds)
-    assert releases.operation_context(stack) is stack.stored
+    assert credentials.operation_context(stack) is stack.stored
 
 
 @pytest.mark.parametrize('auth_url', ['url', '', None])
 def test_the_stored_credentials_alone_without_a_keystone(auth_url):
     # Heat's noauth names its Keystone 'url'; nothing asks for roles.
     stack = Stack(username='admin', password='unset', auth_url=auth_url)
-    assert releases.operation_context(stack) is WITHOUT_ROLES
+    assert credentials.operation_context(stack) is WITHOUT_ROLES

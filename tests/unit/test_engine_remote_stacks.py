@@ -17,7 +17,7 @@ from heat.engine import environment
 from heat.engine.resources.openstack.heat import remote_stack
 import pytest
 
-from heat_breakpoint.engine import remote_stacks
+from heat_breakpoint.engine.check import remote_stacks
 from heat_breakpoint.engine import seam
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry

@@ -16,8 +16,8 @@ from heat.common import context as heat_context
 from heat.common import exception
 import pytest
 
-from heat_breakpoint.engine import listing
 from heat_breakpoint.engine import rpc_policy
+from heat_breakpoint.engine.view import listing
 
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')

@@ -15,14 +15,14 @@ import re
 
 import pytest
 
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import hold_records
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.commands import commands
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
+from heat_breakpoint.model import target_kinds
 from heat_breakpoint.policies import rules
 from heatclient_ext.dap import editor_breakpoints
 from heatclient_ext.osc import breakpoint as osc_breakpoint

@@ -25,6 +25,10 @@
   ``watch``, the DAP adapter) make no heatclient call of their own and
   call no private method of the manager: everything they need is a
   public call of the Python API (:mod:`heatclient_ext.v1`).
+* Per-check state goes in arguments; each ``ContextVar`` the server
+  package still has says in the comment line right above it why an
+  argument cannot carry it (``# ContextVar: ...``: it crosses Heat's
+  calls).
 * Every folder of Python files in both packages is a regular package
   (``__init__.py``): pbr lists the packages it finds, and setuptools warns
   on install about a folder of modules it did not list (and would leave
@@ -441,3 +445,47 @@ def test_the_scan_lets_a_module_use_its_own_and_gettext():
 def test_the_scan_sees_a_front_end_import_another(source, found):
     assert bool(cross_imports('dap/x.py', ast.parse(source),
                               'terminal')) is found
+
+
+#: The comment a ContextVar needs on the line above it: why an argument
+#: cannot carry what it holds.
+CONTEXTVAR_WHY = '# ContextVar: '
+
+
+def unjustified_context_vars(relative, source) -> list:
+    """``ContextVar(...)`` statements without their one-line reason above."""
+    lines = source.splitlines()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        call = node.value
+        if not (isinstance(call, ast.Call) and (
+                getattr(call.func, 'attr', None) == 'ContextVar' or
+                getattr(call.func, 'id', None) == 'ContextVar')):
+            continue
+        above = lines[node.lineno - 2].strip() if node.lineno > 1 else ''
+        if not (above.startswith(CONTEXTVAR_WHY) and
+                len(above) > len(CONTEXTVAR_WHY) + 10):
+            found.append('%s:%d' % (relative, node.lineno))
+    return found
+
+
+def test_each_context_var_says_why_it_is_not_an_argument():
+    found = []
+    for path in sorted(PACKAGE.rglob('*.py')):
+        found += unjustified_context_vars(
+            path.relative_to(PACKAGE).as_posix(), path.read_text())
+    assert found == []
+
+
+@pytest.mark.parametrize('source, found', [
+    ('import contextvars\nx = contextvars.ContextVar("x")\n', True),
+    ('# kept per thread\nx = contextvars.ContextVar("x")\n', True),
+    ('# ContextVar: Heat calls it, with its arguments.\n'
+     'x = contextvars.ContextVar("x", default=None)\n', False),
+    ('# ContextVar: Heat calls it, with its arguments.\n'
+     'x: object = ContextVar("x")\n', False),
+])
+def test_the_scan_sees_a_context_var_without_its_reason(source, found):
+    assert bool(unjustified_context_vars('engine/x.py', source)) is found

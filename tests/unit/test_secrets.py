@@ -13,7 +13,7 @@
 
 import pytest
 
-from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import secrets
 from heatclient_ext.v1 import stock
 

@@ -21,7 +21,7 @@ from unittest import mock
 
 import pytest
 
-from heat_breakpoint.engine import progress as progress_engine
+from heat_breakpoint.engine.view import progress as progress_engine
 from heatclient_ext.terminal import watch_session as watch
 from heatclient_ext.v1 import answers as console_answers
 from heatclient_ext.v1 import live

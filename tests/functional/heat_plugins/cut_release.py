@@ -14,8 +14,9 @@
 Heat imports every module of its ``[DEFAULT] plugin_dirs`` when it loads
 its resource plugins; a local server given this directory there
 (``tests/functional/test_lost_release.py``) imports this one. Then the
-claim of a release (``heat_breakpoint.engine.releases._claim``, the real
-one, its transaction committed) is followed, for the resources named in
+claim of a release
+(``heat_breakpoint.engine.commands.releases._claim``, the real one, its
+transaction committed) is followed, for the resources named in
 ``$CUT_RELEASE`` (``how:name``, space-separated), by:
 
 * ``die``: SIGKILL to the server, as a heat-engine killed -9 between the
@@ -32,8 +33,8 @@ Without ``$CUT_RELEASE`` this module changes nothing. Never deploy it.
 import os
 import signal
 
-from heat_breakpoint.engine import lost_releases
-from heat_breakpoint.engine import releases
+from heat_breakpoint.engine.commands import lost_releases
+from heat_breakpoint.engine.commands import releases
 
 CUT = 'CUT_RELEASE'
 STUCK = 'CUT_RELEASE_STUCK_SECONDS'

@@ -11,13 +11,14 @@
 # under the License.
 """How an operation's mode and its targets' kinds are written down.
 
-The operation's rows (:mod:`.operation_state`) keep a mode (``continue``, or
-``continue@1`` for the first level only) and, for each target, a kind in
-a column of 16 characters: what put it there (``step``, ``set``, ``to``,
-``into``, ``clear``), the hold's ``when`` when it is not ``before``
-(``set@after``), and for a clear what it cleared (``clear:set``), so that
-a later command can tell a cleared ``set`` from a cleared breakpoint.
-Pure string work: it reads as it is, without Heat.
+The operation's rows (:mod:`heat_breakpoint.db.operation_state`) keep a
+mode (``continue``, or ``continue@1`` for the first level only) and, for
+each target, a kind in a column of 16 characters: what put it there
+(``step``, ``set``, ``to``, ``into``, ``clear``), the hold's ``when``
+when it is not ``before`` (``set@after``), and for a clear what it
+cleared (``clear:set``), so that a later command can tell a cleared
+``set`` from a cleared breakpoint. Pure string work: it reads as it is,
+without Heat or the database, as the engine's decision reads it.
 """
 
 from heat_breakpoint.model import kinds

@@ -30,16 +30,16 @@ from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
 from heat_breakpoint.db import operation_state
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import hold_records
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
 from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
+from heat_breakpoint.model import target_kinds
 
 LOG = logging.getLogger(__name__)
 

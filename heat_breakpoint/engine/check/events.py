@@ -19,9 +19,9 @@ events are what users read, so there the properties are masked.
 from heat.engine import event as heat_event
 from heat.objects import resource_properties_data as rpd_objects
 
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import facts
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine.masking import inputs
 
 
 def store_details(rsrc, details) -> int:

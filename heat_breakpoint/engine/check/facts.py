@@ -19,9 +19,9 @@ or update started, which an update of the root that has not reached it
 yet, or a delete, would not see), on what was said during the operation
 (:mod:`heat_breakpoint.db.operation_state`) and on the check itself (its
 resource one of its stack's first? may it hold at all?). :func:`check`
-gathers them into one small frozen value, :class:`Check`, that the seam's
-pipeline passes to every step of the check; :mod:`decision` decides from
-it and nothing else.
+gathers them into one small frozen value, :class:`decision.Check`, that
+the seam's pipeline passes to every step of the check; :mod:`decision`
+decides from it and nothing else.
 
 Heat asks about a check's stack before the check reaches the seam (its
 timeout, ``Stack.time_elapsed``, reads the pause clock) and loads the
@@ -43,14 +43,16 @@ import weakref
 
 from oslo_config import cfg
 from oslo_log import log as logging
+from oslo_utils import timeutils
 
 from heat.objects import stack as stack_objects
 
 from heat_breakpoint.db import ancestry
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import decision
+from heat_breakpoint.engine.check import decision
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import registry
 from heat_breakpoint import opts
 
@@ -90,36 +92,8 @@ class Operation(typing.NamedTuple):
     """A stack's running operation, as read at ``read_at`` (monotonic)."""
 
     place: Place
-    state: operation_state.State
+    state: model_state.State
     read_at: float
-
-
-class Check(typing.NamedTuple):
-    """What one convergence check of a resource decides with.
-
-    ``action``: the check's (CREATE, UPDATE, DELETE). Eligibility
-    (:func:`decision.eligible`): the stack's action, whether it adopts,
-    whether the resource replaces another, has something a delete would
-    act on (neither INIT nor deleted), and has a template other than the
-    check's. With breakpoints in force (``breakpoints``, the root
-    stack's): the resource's ``path`` from the root stack, the root's
-    action, the operation as read (``operation``), its ``rules``
-    (:func:`decision.rules`) and, when a rule asks (a step into a nested
-    stack), whether the resource is one of its stack's ``first``.
-    """
-
-    action: str
-    stack_action: str
-    adopting: bool = False
-    replacement: bool = False
-    acted_on: bool = True
-    template_changed: bool = True
-    breakpoints: tuple = ()
-    path: tuple = ()
-    root_action: str = ''
-    rules: tuple = ()
-    first: typing.Optional[bool] = None
-    operation: typing.Optional[Operation] = None
 
 
 class _Kept:
@@ -135,8 +109,10 @@ class _Kept:
         self.options = None
 
 
+# ContextVar: Heat asks first (Stack.time_elapsed); no call of ours joins.
 _kept = contextvars.ContextVar('breakpoint_facts', default=None)
 # The last environment marker parsed in this thread, and what it gave.
+# ContextVar: Heat's own calls (events, hook check, timeout) ask too.
 _parsed = contextvars.ContextVar('breakpoint_parsed_marker', default=None)
 
 
@@ -329,7 +305,7 @@ def time_held(stack) -> float:
     if not found.enabled or found.pause_counts_against_timeout or \
             not _parsed_marker(stack, marker):
         return 0.0
-    return _operation(stack, kept).state.paused()
+    return _operation(stack, kept).state.paused(timeutils.utcnow)
 
 
 def _parsed_marker(stack, marker) -> tuple:
@@ -385,7 +361,7 @@ def is_first(rsrc) -> bool:
     return not rsrc.t.required_resource_names()
 
 
-def check(rsrc, action: str, template_id=None) -> Check:
+def check(rsrc, action: str, template_id=None) -> decision.Check:
     """The facts of a convergence check of ``rsrc`` for ``action``.
 
     ``template_id``: the template the check is for (a delete holds only
@@ -401,27 +377,27 @@ def check(rsrc, action: str, template_id=None) -> Check:
     if stack.owner_id and stack.action == stack.DELETE:
         kept = _kept_for(stack)
         if not _options(kept).enabled:
-            return Check(*eligibility)
+            return decision.Check(*eligibility)
         in_force = _root_breakpoints(stack)
     else:
         marker = stack.env.param_defaults.get(registry.MARKER)
         if not marker and marker != []:
-            return Check(*eligibility)
+            return decision.Check(*eligibility)
         kept = _kept_for(stack)
         if not _options(kept).enabled:
-            return Check(*eligibility)
+            return decision.Check(*eligibility)
         in_force = _parsed_marker(stack, marker)
     if not in_force:
-        return Check(*eligibility)
+        return decision.Check(*eligibility)
     where = _place(stack, kept)
     path = where.path + (rsrc.name,)
     if where.root_action == decision.ROLLBACK:
         # Nothing holds (:func:`decision.hold`): nothing more to read.
-        return Check(*eligibility, in_force, path, where.root_action)
+        return decision.Check(*eligibility, in_force, path, where.root_action)
     now = _operation(stack, kept, where)
     rules = decision.rules(in_force, now.state)
-    return Check(*eligibility, in_force, path, where.root_action, rules,
-                 _first(rsrc, rules), now)
+    return decision.Check(*eligibility, in_force, path, where.root_action,
+                          rules, _first(rsrc, rules), now)
 
 
 def _first(rsrc, rules, known=None):
@@ -434,16 +410,16 @@ def _first(rsrc, rules, known=None):
     return known
 
 
-def _decided_by(found: Check, rsrc, now: Operation) -> Check:
+def _decided_by(found: decision.Check, rsrc,
+                now: Operation) -> decision.Check:
     rules = decision.rules(found.breakpoints, now.state)
-    return Check(found.action, found.stack_action, found.adopting,
-                 found.replacement, found.acted_on, found.template_changed,
-                 found.breakpoints, now.place.path + (rsrc.name,),
-                 now.place.root_action, rules,
-                 _first(rsrc, rules, found.first), now)
+    return found._replace(path=now.place.path + (rsrc.name,),
+                          root_action=now.place.root_action, rules=rules,
+                          first=_first(rsrc, rules, found.first),
+                          operation=now)
 
 
-def fresh(rsrc, found: Check) -> Check:
+def fresh(rsrc, found: decision.Check) -> decision.Check:
     """``found``, with the operation read again if what it read is old.
 
     For the decisions a check takes after Heat's action, which may have

@@ -38,13 +38,14 @@ from heat.objects import stack as stack_objects
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import progress as progress_view
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.commands import commands
 from heat_breakpoint.engine import rpc_policy
+from heat_breakpoint.engine.view import progress as progress_view
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.model import operation_state as model_state
 from heat_breakpoint.model import registry
 
 ARMED = 'armed'
@@ -100,7 +101,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     for (None: all the way down). ``resource``: a resource path below the
     stack to describe in full (``show``), under the key ``resource``.
     ``progress``: with the operation's progress too
-    (:mod:`heat_breakpoint.engine.progress`).
+    (:mod:`heat_breakpoint.engine.view.progress`).
 
     Rows: the held resources, then the rules of the running operation
     (:func:`decision.rules`, the engine's own), each with its ``state``
@@ -123,7 +124,7 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
         env = db_stack.raw_template.environment or {}
         found = decision.rules(registry.from_environment(env), state) \
             if db_stack.id == root_id else decision.rules(
-                registry.from_environment(env), operation_state.State())
+                registry.from_environment(env), model_state.State())
         rows += _rule_rows(conn, found, rows, root, stacks, db_stack)
         rows += _hook_rows(conn, env, found, rows, root, stacks, db_stack)
     for row in rows:
@@ -135,16 +136,16 @@ def breakpoint_list(service, cnxt, stack_identity=None, stack_name=None,
     result.update(progress_view.asked(progress, db_stack, root_id, rows,
                                       nested_depth, remaining))
     if resource is not None:
-        from heat_breakpoint.engine import describe
+        from heat_breakpoint.engine.view import describe
         result['resource'] = describe.resource(
             cnxt, db_stack, resource, found, rows, root, remaining)
     return result
 
 
-def _state(root, conn) -> operation_state.State:
+def _state(root, conn) -> model_state.State:
     """What was said in the running operation; nothing once it ended."""
     if root['status'] != _IN_PROGRESS:
-        return operation_state.State()
+        return model_state.State()
     return operation_state.read((root['id'], root['current_traversal']),
                                 conn)
 
@@ -469,7 +470,7 @@ def _timeout_remaining(db_stack, state) -> str:
     elapsed = (timeutils.utcnow() - started).total_seconds()
     if (facts.enabled() and db_stack.convergence and
             not cfg.CONF.breakpoint.pause_counts_against_timeout):
-        elapsed -= state.paused()
+        elapsed -= state.paused(timeutils.utcnow)
     seconds = max(0, int(limit - elapsed))
     return '%d:%02d:%02d' % (seconds // 3600, seconds // 60 % 60,
                              seconds % 60)

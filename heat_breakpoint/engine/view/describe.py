@@ -30,11 +30,11 @@ from heat.db import models
 from heat.engine import stack as parser
 from heat.objects import resource_properties_data as rpd_objects
 
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import inputs
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.commands import commands
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 
 SIMULATED = ('yes: its service is simulated by the local server '

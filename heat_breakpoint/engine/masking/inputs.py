@@ -28,7 +28,7 @@ import contextvars
 import json
 import weakref
 
-from heat_breakpoint.engine import template_secrets
+from heat_breakpoint.engine.masking import template_secrets
 from heat_breakpoint.model import secrets
 
 MASK = secrets.MASK
@@ -41,6 +41,7 @@ class Masked(dict):
 # The hidden values this thread read last: (a weak reference to the
 # Parameters object they were read from, the values). A stack update may
 # give a stack new parameters; a check loads its own.
+# ContextVar: Heat's own event writes ask for them, one call each.
 _hidden = contextvars.ContextVar('breakpoint_hidden_values', default=None)
 
 

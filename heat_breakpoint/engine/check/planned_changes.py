@@ -49,12 +49,12 @@ from heat.engine import resource as heat_resource
 from heat.engine import template as heat_template
 
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import parking
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import template_secrets
+from heat_breakpoint.engine.masking import inputs
+from heat_breakpoint.engine.masking import template_secrets
 from heat_breakpoint.model import breakpoints
 
 IN_PLACE, REPLACE, ADD, REMOVE = 'in-place', 'replace', 'add', 'remove'
@@ -63,14 +63,16 @@ KINDS = (IN_PLACE, REPLACE, ADD, REMOVE)
 # The update decision armed in this thread: (a weak reference to the one
 # resource object whose check armed it, the check's facts, the stack it
 # is updated to). Taken by the first call of Heat's decision on it.
+# ContextVar: Heat's Resource.update makes that call, with its arguments.
 _armed = contextvars.ContextVar('breakpoint_update_decision', default=None)
 # Heat's property diff worked out by :func:`plan`: (a weak reference to
 # the resource object, the two Properties, the result or what it raised).
 # Taken by Heat's next call on that object.
+# ContextVar: Heat's Resource.update makes that call, with its arguments.
 _diff = contextvars.ContextVar('breakpoint_property_diff', default=None)
 
 
-def before(rsrc, check: facts.Check, template_id=None,
+def before(rsrc, check: decision.Check, template_id=None,
            new_stack=None) -> None:
     """Called by the seam's pipeline before Heat's action on ``rsrc``.
 

@@ -19,7 +19,7 @@ would leave the stack waiting as stock Heat waits for a check lost with
 its engine. So the claim writes, in its own transaction, a marker
 naming the traversal and the heat-engine that claimed
 (``breakpoint_sending``). The release deletes it once the check is sent;
-the check deletes it when it arrives.
+the check deletes it when it arrives (:func:`hold_records.arrived`).
 
 Every heat-engine looks for markers now and then (:func:`watch`). One
 is lost when the engine that wrote it did not answer Heat's own
@@ -29,9 +29,9 @@ a release that failed half-way in an engine still alive). The
 resource must be unlocked, its stack still on the marker's traversal.
 The engine that writes itself into the marker sends the check again
 (and deletes the marker once it is sent), with the stack's stored
-credentials (:func:`stored_context`), as Heat continues a user's
-operation without the user; the check then goes on as any released
-check (a cancel asked meanwhile still wins:
+credentials (:func:`credentials.operation_context`), as Heat continues
+a user's operation without the user; the check then goes on as any
+released check (a cancel asked meanwhile still wins:
 :func:`parking.end_if_cancelled`). The release's event was written
 with its claim: a release is counted once, whoever finished it. What a
 cut-off ``step`` or ``continue`` asked for the rest of the operation
@@ -50,7 +50,7 @@ import sqlalchemy as sa
 
 from heat_breakpoint.db import resource_data
 from heat_breakpoint.db import tables
-from heat_breakpoint.engine import hold_records
+from heat_breakpoint.engine.commands import credentials
 
 LOG = logging.getLogger(__name__)
 
@@ -74,12 +74,6 @@ def marker(traversal: str) -> str:
 def sent(rsrc) -> None:
     """The release sent its check (or decided not to): drop the marker."""
     rsrc.data_delete(resource_data.SENDING_KEY)
-
-
-def arrived(rsrc) -> None:
-    """A released check began: it is not lost."""
-    if resource_data.SENDING_KEY in hold_records.data(rsrc):
-        rsrc.data_delete(resource_data.SENDING_KEY)
 
 
 def watch(engine_id: str) -> None:
@@ -238,25 +232,6 @@ def _done(row, value) -> None:
                                            data.value == value))
 
 
-def stored_context(stack):
-    """The context Heat keeps for the stack's user, as a request's.
-
-    Heat's own ``StoredContext`` asks Keystone for the roles as soon as
-    it is sent over RPC; this one carries the same stored credentials (a
-    trust, or what ``deferred_auth_method`` stored) and leaves the
-    authentication to the check, when it needs a client.
-    """
-    from heat.common import context as heat_context
-    from heat.objects import user_creds
-
-    stored = stack.stored_context()  # a nested stack: its root's creds
-    creds = user_creds.UserCreds.get_by_id(stack.context,
-                                           stack.user_creds_id)
-    values = creds.obj_to_primitive()['versioned_object.data']
-    return heat_context.RequestContext.from_dict(
-        values, request_id=stored.request_id, overwrite=False)
-
-
 def _send_again(row) -> bool:
     from heat.common import context as heat_context
     from heat.engine import check_resource
@@ -275,11 +250,10 @@ def _send_again(row) -> bool:
     LOG.warning('Sending again the check of resource %s (stack %s), '
                 'released by heat-engine %s, which did not send it',
                 row.resource_id, stack.name, note.get('engine_id'))
-    from heat_breakpoint.engine import releases
     checker = check_resource.CheckResource(
         None, worker_client.WorkerClient(), None, None, {})
     checker.retrigger_check_resource(
-        releases.operation_context(stack),
+        credentials.operation_context(stack),
         row.resource_id, stack)
     _done(row, value)
     return True

@@ -38,15 +38,13 @@ from oslo_log import log as logging
 
 from heat.common import exception
 
-from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import stepping
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import parking
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
@@ -83,7 +81,7 @@ class HeldFailure(exception.ResourceFailure):
         return self.text
 
 
-def run(rsrc, check: facts.Check, action: str, properties, stock):
+def run(rsrc, check: decision.Check, action: str, properties, stock):
     """Run Heat's action (``stock()``); hold after it or on its failure."""
     before = [rsrc.action, rsrc.status, rsrc.status_reason]
     try:
@@ -168,62 +166,6 @@ def refusal(record, how: str, resource_id=None):
         return ('%s is held on its %s failure: use retry, continue or '
                 'clear' % (name, action))
     return None
-
-
-def check_release(rsrc, details) -> None:
-    """Refuse a release signal that does not fit the hold it names."""
-    if not isinstance(details, dict) or 'unset_hook' not in details:
-        return
-    how = details.get(protocol.SIGNAL_KEY)
-    since = details.get(protocol.SIGNAL_HELD_SINCE_KEY)
-    if since is not None:
-        _check_same_hold(rsrc, since)
-    if how not in (protocol.RELEASE_RETRY, protocol.RELEASE_STEP,
-                   protocol.RELEASE_RETAIN):
-        return
-    record = hold_records.record_of(rsrc)
-    if record is None or record['hook'] != details['unset_hook']:
-        if how != protocol.RELEASE_STEP:
-            raise exception.InvalidBreakPointHook(
-                message='%s is not held on failure: nothing to %s'
-                % (rsrc.name, how))
-        return
-    why = refusal(record, how, rsrc.resource_id)
-    if why:
-        raise exception.InvalidBreakPointHook(message=why)
-    if how == protocol.RELEASE_STEP and 'traversal' in record:
-        _check_step_room(rsrc, record)
-
-
-def _check_same_hold(rsrc, since) -> None:
-    """Refuse a release meant for a hold that is no longer there.
-
-    A release sent again (its first answer lost with the engine that
-    took it) must not release the hold made since.
-    """
-    record = hold_records.record_of(rsrc)
-    held = hold_records.since_text(record.get('since')) if record else None
-    if held != since:
-        raise exception.InvalidBreakPointHook(
-            message='%s is no longer held as it was at %s%s: nothing '
-            'released' % (rsrc.name, since, ' (held again since %s)' % held
-                          if held else ''))
-
-
-def _check_step_room(rsrc, record) -> None:
-    """A step may not take its operation past its number of targets.
-
-    Where it goes is worked out here, once: the release of the same
-    signal arms it (:func:`stepping.planned`).
-    """
-    stored = operation_state.count_targets(facts.place(rsrc.stack).key)
-    adding = len(stepping.plan(rsrc, record['action'], into=record.get(
-        'when') not in hold_records.DONE_WHENS))
-    if stored + adding > operation_state.MAX_TARGETS:
-        raise exception.InvalidBreakPointHook(
-            message='Cannot step from %s: %s' % (
-                rsrc.name, operation_state.TooManyTargets(
-                    stored, adding, operation_state.MAX_TARGETS)))
 
 
 def released(rsrc, record, how: str) -> None:

@@ -47,16 +47,15 @@ from heat.engine import check_resource
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
-from heat_breakpoint.engine import inputs
-from heat_breakpoint.engine import lost_releases
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
+from heat_breakpoint.model import target_kinds
 from heat_breakpoint import notify
 
 LOG = logging.getLogger(__name__)
@@ -65,6 +64,7 @@ LOG = logging.getLogger(__name__)
 # The context of the request being served by EngineService.resource_signal.
 # Heat replaces the thread's current context with the stack's stored one
 # while it loads the stack; a release must re-dispatch with the caller's.
+# ContextVar: the release is Heat's call (Resource._unset_hook), not ours.
 request_context = contextvars.ContextVar('breakpoint_request_context',
                                          default=None)
 
@@ -74,6 +74,7 @@ request_context = contextvars.ContextVar('breakpoint_request_context',
 # traversal started meanwhile and waits on the resource
 # (``CheckResource._retrigger_new_traversal``); after a hold one column of
 # the stack's row answers that (:func:`newer_traversal_may_wait`).
+# ContextVar: Heat's handler of the ended check asks, with its arguments.
 _parked_check = contextvars.ContextVar('breakpoint_parked_check',
                                        default=None)
 
@@ -81,6 +82,7 @@ _parked_check = contextvars.ContextVar('breakpoint_parked_check',
 # The check this thread ended as its operation's forward work, before it
 # took the resource's lock (:func:`end_if_forward_ended`): no newer
 # traversal waits on it, so Heat sends no check again for it.
+# ContextVar: Heat's handler of the ended check asks, with its arguments.
 _ended_check = contextvars.ContextVar('breakpoint_ended_check',
                                       default=None)
 
@@ -150,18 +152,25 @@ def _show_held(rsrc, path, name, action, properties, atomic=True,
     return record
 
 
-def _end_stale(rsrc, record) -> None:
+def _place_of(rsrc, check: decision.Check) -> facts.Place:
+    """Where the check's stack sits: as its facts read it, if they did."""
+    if check.operation is not None:
+        return check.operation.place
+    return facts.place(rsrc.stack)
+
+
+def _end_stale(rsrc, record, where: facts.Place) -> None:
     """End a hold left by an operation a newer one replaced."""
     hold_records.forget(rsrc, record, atomic=False)
     rsrc.clear_hook(record['hook'])
     hold_records.drop_notes(rsrc)
     how = (protocol.RELEASE_CANCEL
-           if facts.place(rsrc.stack).root_action == decision.ROLLBACK
+           if where.root_action == decision.ROLLBACK
            else protocol.RELEASE_SUPERSEDED)
     events.record(rsrc, reasons.released(record['breakpoint'], how))
 
 
-def hold_before(rsrc, check: facts.Check, properties) -> None:
+def hold_before(rsrc, check: decision.Check, properties) -> None:
     """Before a convergence check acts on ``rsrc``: hold it, or go on.
 
     Returns when the resource may go on; raises :class:`Parked` when it
@@ -171,15 +180,15 @@ def hold_before(rsrc, check: facts.Check, properties) -> None:
     record = hold_records.record_of(rsrc)
     traversal = rsrc.stack.current_traversal
     if record is not None and record.get('traversal') != traversal:
-        _end_stale(rsrc, record)
-    lost_releases.arrived(rsrc)
+        _end_stale(rsrc, record, _place_of(rsrc, check))
+    hold_records.arrived(rsrc)
     end_if_forward_ended(rsrc, check)
     if not decision.eligible(check, check.action):
         return
     if hold_records.data(rsrc).get(resource_data.RELEASED_KEY) == \
             traversal:
         if traversal:
-            end_if_cancelled(rsrc)
+            end_if_cancelled(rsrc, _place_of(rsrc, check))
         return
     rule = decision.hold(check, check.action)
     if rule is None:
@@ -187,7 +196,7 @@ def hold_before(rsrc, check: facts.Check, properties) -> None:
     park(rsrc, check, rule, check.action, properties)
 
 
-def end_if_forward_ended(rsrc, check: facts.Check) -> None:
+def end_if_forward_ended(rsrc, check: decision.Check) -> None:
     """No check of a cancelled operation's forward work acts, held or not.
 
     A cancel disarms every breakpoint so that the rollback runs; a check
@@ -212,7 +221,7 @@ def end_if_forward_ended(rsrc, check: facts.Check) -> None:
         _end_forward(rsrc)
 
 
-def end_if_cancelled_since(rsrc, check: facts.Check) -> None:
+def end_if_cancelled_since(rsrc, check: decision.Check) -> None:
     """At Heat's update decision: a cancel asked since the check began ends it.
 
     Between the check's start and Heat's decision that the resource is
@@ -257,21 +266,22 @@ def _began_before_rollback(stack) -> bool:
                 began < root.updated_at)
 
 
-def end_if_cancelled(rsrc) -> None:
+def end_if_cancelled(rsrc, where: facts.Place) -> None:
     """A released check goes on only while its operation runs forward.
 
     The release itself looked (:mod:`releases`); this closes the moment
     between its look and the check it re-dispatched: a cancel asked in
-    between ends the check as Heat ends a cancelled one.
+    between ends the check as Heat ends a cancelled one. ``where``: the
+    check's stack's place.
     """
-    if operation_state.forward_ended(*facts.place(rsrc.stack).key) is None:
+    if operation_state.forward_ended(*where.key) is None:
         return
     hold_records.drop_notes(rsrc)
     LOG.info('Not resuming %s: its operation was cancelled', rsrc.name)
     raise Cancelled()
 
 
-def park(rsrc, check: facts.Check, rule, action: str, properties,
+def park(rsrc, check: decision.Check, rule, action: str, properties,
          when=breakpoints.BEFORE, details=None, **record) -> None:
     """Hold ``rsrc`` by ``rule`` and end the check (raises :class:`Parked`).
 

@@ -22,26 +22,26 @@ shows the same rules, so what the list says and what the engine does
 cannot disagree.
 
 A convergence check decides with the facts :mod:`facts` gathered for it
-once (:class:`facts.Check`): whether the check may hold at all
-(:func:`eligible`, the one place that says so) and which rule holds it
-(:func:`hold`). Nothing here reads the database, the configuration or a
-Heat object: every function answers from its arguments.
+once (:class:`Check`, defined here so that the decision needs nothing
+else): whether the check may hold at all (:func:`eligible`, the one
+place that says so) and which rule holds it (:func:`hold`). Nothing here
+reads the database, the configuration or a Heat object: every function
+answers from its arguments. So this module imports only the model and
+the standard library (what was said, as stored, is
+:class:`heat_breakpoint.model.operation_state.State`), and its tests run
+without Heat (``tox -e decision``).
 """
 
 import dataclasses
 import functools
+import logging
 import typing
 
-from oslo_log import log as logging
-
-from heat_breakpoint.db import operation_state
-from heat_breakpoint.db import target_kinds
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import kinds
+from heat_breakpoint.model import operation_state
 from heat_breakpoint.model import reasons
-
-if typing.TYPE_CHECKING:  # pragma: no cover
-    from heat_breakpoint.engine import facts
+from heat_breakpoint.model import target_kinds
 
 LOG = logging.getLogger(__name__)
 
@@ -132,7 +132,7 @@ def rules(env_breakpoints, state) -> tuple:
     """The rules of an operation, in the order they are tried.
 
     ``state``: what was said during the operation
-    (:class:`heat_breakpoint.db.operation_state.State`). Command targets
+    (:class:`heat_breakpoint.model.operation_state.State`). Command targets
     first, then the environment's breakpoints (disarmed by ``continue``
     and ``--to``).
     """
@@ -318,9 +318,39 @@ COMMANDS_ONLY = _CommandsOnly()
 
 
 # ---------------------------------------------------------------------------
-# One convergence check, from its facts (:class:`facts.Check`)
+# One convergence check, from its facts
 
-def eligible(check: 'facts.Check', action: str,
+class Check(typing.NamedTuple):
+    """What one convergence check of a resource decides with.
+
+    Gathered once per check (:func:`facts.check`). ``action``: the
+    check's (CREATE, UPDATE, DELETE). Eligibility (:func:`eligible`): the
+    stack's action, whether it adopts, whether the resource replaces
+    another, has something a delete would act on (neither INIT nor
+    deleted), and has a template other than the check's. With
+    breakpoints in force (``breakpoints``, the root stack's): the
+    resource's ``path`` from the root stack, the root's action, the
+    operation as read (``operation``, a :class:`facts.Operation` the
+    steps after the decision read; the decision does not), its
+    ``rules`` (:func:`rules`) and, when a rule asks (a step into a
+    nested stack), whether the resource is one of its stack's ``first``.
+    """
+
+    action: str
+    stack_action: str
+    adopting: bool = False
+    replacement: bool = False
+    acted_on: bool = True
+    template_changed: bool = True
+    breakpoints: tuple = ()
+    path: tuple = ()
+    root_action: str = ''
+    rules: tuple = ()
+    first: typing.Optional[bool] = None
+    operation: typing.Any = None
+
+
+def eligible(check: Check, action: str,
              when: str = breakpoints.BEFORE) -> bool:
     """Whether a hold ``when`` of ``action`` may apply in this check.
 
@@ -371,7 +401,7 @@ def may_act_in(operation: str, bp: breakpoints.Breakpoint) -> bool:
     return True
 
 
-def hold(check: 'facts.Check', action: str,
+def hold(check: Check, action: str,
          when: str = breakpoints.BEFORE) -> typing.Optional[Rule]:
     """The rule that holds the checked resource ``when`` of ``action``.
 

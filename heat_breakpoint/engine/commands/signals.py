@@ -31,12 +31,12 @@ from oslo_log import log as logging
 
 from heat_breakpoint.db import operation_state
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import commands
-from heat_breakpoint.engine import decision
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import parking
+from heat_breakpoint.engine.commands import commands
+from heat_breakpoint.engine.commands import releases
 from heat_breakpoint.engine import heat_internals
-from heat_breakpoint.engine import parking
-from heat_breakpoint.engine import releases
 from heat_breakpoint.engine import rpc_policy
 from heat_breakpoint.model import protocol
 

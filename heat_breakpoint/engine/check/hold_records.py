@@ -71,6 +71,12 @@ def release_interrupted(rsrc, details) -> bool:
             'traversal' in record)
 
 
+def arrived(rsrc) -> None:
+    """A released check began: it is not lost (:mod:`lost_releases`)."""
+    if resource_data.SENDING_KEY in data(rsrc):
+        rsrc.data_delete(resource_data.SENDING_KEY)
+
+
 def record_of(rsrc):
     """The hold record of a resource, or None."""
     raw = data(rsrc).get(resource_data.HOLD_KEY)

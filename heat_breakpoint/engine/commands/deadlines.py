@@ -30,9 +30,9 @@ from heat.engine import stack as parser
 
 from heat_breakpoint.db import pause_clock
 from heat_breakpoint.db import resource_data
-from heat_breakpoint.engine import events
-from heat_breakpoint.engine import facts
-from heat_breakpoint.engine import hold_records
+from heat_breakpoint.engine.check import events
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
 from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
 

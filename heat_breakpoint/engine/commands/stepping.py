@@ -18,23 +18,26 @@ update steps *into* it (its first resources hold next); stepping past the
 last resource of a nested stack goes on to the parent stack's next ones.
 
 A step is one resource signal: Heat checks it (where
-:mod:`outcomes` makes sure the step leaves room for its targets) and then
-releases the hold (where :mod:`releases` arms them). Where it goes is
+:func:`releases.check_release` makes sure the step leaves room for its
+targets) and then releases the hold (where :func:`releases.release` arms
+them). Where it goes is
 worked out once, at the check (:func:`plan`), and taken at the release
 (:func:`planned`).
 """
 
 import contextvars
+import typing
 import weakref
 
 from heat.engine import stack as parser
 from heat.objects import resource as resource_objects
 
-from heat_breakpoint.db import target_kinds
-from heat_breakpoint.engine import facts
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.model import target_kinds
 
 # The step this thread's signal planned: (a weak reference to the
 # resource object, action, into, the next resources).
+# ContextVar: Heat checks the signal, then clears its hook: two calls.
 _planned = contextvars.ContextVar('breakpoint_step', default=None)
 
 
@@ -43,13 +46,16 @@ def _is_nested_stack(rsrc) -> bool:
     return isinstance(rsrc, stack_resource.StackResource)
 
 
-def next_resources(rsrc, action: str, into: bool = True) -> list:
+def next_resources(rsrc, action: str, into: bool = True,
+                   path: typing.Optional[tuple] = None) -> list:
     """Where a step from ``rsrc`` holds next, as ``(path, kind)`` pairs.
 
     ``into`` False: ``rsrc`` is done (held after its action), so a nested
-    stack is not stepped into.
+    stack is not stepped into. ``path``: the resource's from the root
+    stack, when the caller knows it already.
     """
-    path = facts.resource_path(rsrc)
+    if path is None:
+        path = facts.resource_path(rsrc)
     if into and action != 'DELETE' and _is_nested_stack(rsrc):
         return [('/'.join(path), target_kinds.STEP_INTO)]
     names = _waiting_on(rsrc, action)
@@ -73,17 +79,19 @@ def plan(rsrc, action: str, into: bool = True) -> list:
     return found
 
 
-def planned(rsrc, action: str, into: bool = True) -> list:
+def planned(rsrc, action: str, into: bool = True,
+            path: typing.Optional[tuple] = None) -> list:
     """Where the step of this signal goes.
 
-    As the signal's check planned it, or worked out now when it did not.
+    As the signal's check planned it, or worked out now when it did not
+    (``path``: as for :func:`next_resources`).
     """
     kept = _planned.get()
     _planned.set(None)
     if kept is not None and kept[0]() is rsrc and kept[1:3] == (action,
                                                                 into):
         return kept[3]
-    return next_resources(rsrc, action, into)
+    return next_resources(rsrc, action, into, path)
 
 
 def _waiting_on(rsrc, action: str) -> list:
