@@ -104,6 +104,17 @@ class Adapter:
                      breakpoints=[{'name': name} for name in names])
         self.request('configurationDone')
 
+    def disconnect_ending(self):
+        """Disconnect ending the debuggee: answered, the adapter exits 0."""
+        seq = self.request('disconnect', terminateDebuggee=True)
+        assert self.response(seq)['success']
+        assert self.proc.wait(60) == 0
+
+    def kill(self):
+        """Kill the adapter if it still runs (what a test leaves behind)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+
     def close(self):
         """Disconnect, the stack left as it is; killed if it lingers."""
         self.request('disconnect', terminateDebuggee=False)

@@ -211,8 +211,7 @@ def test_stdin_closed_then_a_signal_leaves_no_local_heat(
             adapter.proc.send_signal(signum)
         assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     assert _processes_with(state_dir) == []
     assert not os.path.exists(state_dir)
     assert os.listdir(tmp_path) == []
@@ -231,8 +230,7 @@ def test_disconnect_is_answered_before_the_local_heat_stops(tmp_path):
         assert took < 0.5, took
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     _nothing_left(state_dir, tmp_path)
 
 
@@ -244,8 +242,7 @@ def test_a_killed_adapter_leaves_no_local_heat(tmp_path):
         adapter.proc.kill()
         adapter.proc.wait(30)
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     deadline = time.monotonic() + 60
     while (_processes_with(state_dir) or os.path.exists(state_dir)) and \
             time.monotonic() < deadline:
@@ -286,8 +283,7 @@ def test_sigterm_cancels_a_stack_launched_on_an_endpoint(heat_server, heat,
         adapter.proc.send_signal(signal.SIGTERM)
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     assert 'cancelled the create: the stack is deleted\n' in adapter.said
     deadline = time.monotonic() + 60
     while any(st.stack_name == stack_name for st in heat.stacks.list()):
@@ -309,8 +305,7 @@ def test_terminate_is_answered_after_exited(tmp_path):
         adapter.proc.send_signal(signal.SIGINT)
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     _nothing_left(state_dir, tmp_path)
 
 
@@ -333,12 +328,9 @@ def test_the_local_heat_launched_first_is_the_sessions(tmp_path):
         early = _early_state_dir(str(tmp_path))
         assert _held_on_own_heat(adapter) == early
         assert os.listdir(tmp_path) == [os.path.basename(early)]
-        seq = adapter.request('disconnect', terminateDebuggee=True)
-        assert adapter.response(seq)['success']
-        assert adapter.proc.wait(60) == 0
+        adapter.disconnect_ending()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     _nothing_left(early, tmp_path)
 
 
@@ -354,8 +346,7 @@ def test_a_local_heat_no_session_took_is_stopped(end, tmp_path):
             adapter.proc.send_signal(getattr(signal, end))
         assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     _nothing_left(early, tmp_path)
 
 
@@ -376,9 +367,6 @@ def test_a_launch_on_another_heat_stops_the_early_one(heat_server, heat,
             time.sleep(0.1)
         assert _processes_with(early) == []
         assert os.listdir(tmp_path) == []
-        seq = adapter.request('disconnect', terminateDebuggee=True)
-        assert adapter.response(seq)['success']
-        assert adapter.proc.wait(60) == 0
+        adapter.disconnect_ending()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
