@@ -34,13 +34,18 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from unittest import mock
+
+from keystoneauth1 import session as ks_session
 
 from heat_breakpoint.server import fixture
 
 # the functional tier's helpers (one in-process OSC shell for both)
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(
     __file__)), '..'))
+from tests import dap_adapter as _dap_adapter  # noqa: E402
 from tests import osc_shell  # noqa: E402
 
 STOCK = 'stock'
@@ -268,16 +273,84 @@ def chain(names):
 # ---------------------------------------------------------------------------
 # Running and reporting
 
+class Parser(argparse.ArgumentParser):
+    """``--quick`` and ``--keep``, and counts that ``--quick`` makes smaller.
+
+    A count declared with :meth:`add_count` and not given on the command
+    line is its default, or its ``--quick`` value in a quick run; its help
+    says both, so that no benchmark spells the rule again.
+    """
+
+    def __init__(self, doc):
+        lines = doc.strip().splitlines()
+        super().__init__(
+            description=lines[0], epilog='\n'.join(lines[1:]),
+            formatter_class=argparse.RawDescriptionHelpFormatter)
+        self._counts = []
+        self.add_argument('--quick', action='store_true',
+                          help='a short smoke run (about 1-2 minutes)')
+        self.add_argument('--keep', action='store_true',
+                          help='keep the servers\' state directories and '
+                               'logs')
+
+    def add_count(self, flag, what, default, quick, type=int):
+        action = self.add_argument(
+            flag, type=type,
+            help='%s (default %s; %s with --quick)' % (what, default, quick))
+        self._counts.append((action.dest, default, quick))
+
+    def parse_args(self, args=None, namespace=None):
+        result = super().parse_args(args, namespace)
+        for dest, default, quick in self._counts:
+            if getattr(result, dest) is None:
+                setattr(result, dest, quick if result.quick else default)
+        return result
+
+
 def parser(doc):
-    lines = doc.strip().splitlines()
-    result = argparse.ArgumentParser(
-        description=lines[0], epilog='\n'.join(lines[1:]),
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    result.add_argument('--quick', action='store_true',
-                        help='a short smoke run (about 1-2 minutes)')
-    result.add_argument('--keep', action='store_true',
-                        help='keep the servers\' state directories and logs')
-    return result
+    return Parser(doc)
+
+
+def start(title, quick):
+    """The header printed, and the clock of the run's footer started."""
+    header(title, quick)
+    return Clock()
+
+
+def at_once(function, items):
+    """``function(item)`` for every item, each in a thread of its own.
+
+    Waits for all; the first error raised in a thread is raised here.
+    """
+    errors = []
+
+    def one(item):
+        try:
+            function(item)
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(item,)) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+
+
+@contextlib.contextmanager
+def requests_sent():
+    """The (method, url) of every HTTP request keystoneauth sends inside."""
+    real = ks_session.Session.request
+    sent = []
+
+    def counting(self, url, method, **kwargs):
+        sent.append((method, url))
+        return real(self, url, method, **kwargs)
+
+    with mock.patch.object(ks_session.Session, 'request', counting):
+        yield sent
 
 
 def note(text):
@@ -362,6 +435,11 @@ class Clock:
 
 forget_osc_clients = osc_shell.forget_osc_clients
 run_openstack = osc_shell.run_openstack
+
+
+def dap_adapter():
+    """``heat-breakpoint dap`` driven as an editor does, stderr ours."""
+    return _dap_adapter.Adapter(stderr=None)
 
 
 def osc_errors(stderr):

@@ -120,15 +120,12 @@ def main():
     parser.add_argument('--control', action='store_true',
                         help='a third stack without breakpoints: the noise '
                              'floor (the run takes half as long again)')
-    parser.add_argument('--rounds', type=int,
-                        help='rounds (default %d; %d with --quick)'
-                        % (DEFAULT_ROUNDS, QUICK_ROUNDS))
+    parser.add_count('--rounds', 'rounds', DEFAULT_ROUNDS, QUICK_ROUNDS)
     args = parser.parse_args()
-    rounds = args.rounds or (QUICK_ROUNDS if args.quick else DEFAULT_ROUNDS)
-    clock = _common.Clock()
-    _common.header('change_cost: an update of %d resources, 2 changed, '
-                   "with and without --breakpoint-on-change '*'" % SIZE,
-                   args.quick)
+    rounds = args.rounds
+    clock = _common.start('change_cost: an update of %d resources, 2 '
+                          "changed, with and without --breakpoint-on-change "
+                          "'*'" % SIZE, args.quick)
     modes = MODES + ((CONTROL,) if args.control else ())
     wall = {mode: [] for mode in modes}
     cpu = {mode: [] for mode in modes}

@@ -84,6 +84,17 @@ def start(label, *args):
         reset=True)
 
 
+def create_times(client, templates, rounds):
+    """{template: [create seconds, a round each]}."""
+    found = {t: [] for t in templates}
+    for round_ in range(rounds):
+        for template in templates:
+            found[template].append(timed(
+                client, template, 'big-%d-%s' % (
+                    round_, template.slug[-40:])).seconds)
+    return found
+
+
 def main(argv=None):
     parser = _common.parser(__doc__)
     parser.add_argument('--rounds', type=int, default=3)
@@ -91,8 +102,8 @@ def main(argv=None):
     root = corpus.default_root()
     if root is None:
         sys.exit('no corpus: set HEAT_BREAKPOINT_CORPUS')
-    _common.header('Simulated cloud on the public corpus', args.quick)
-    clock = _common.Clock()
+    clock = _common.start('Simulated cloud on the public corpus',
+                          args.quick)
     templates = [t for t in corpus.discover(root)
                  if t.path not in expected.REFUSED]
     rounds = 1 if args.quick else args.rounds
@@ -134,24 +145,14 @@ def main(argv=None):
             _common.note('did not complete (%s): %s: %s' % (label, path,
                                                             reason[:200]))
         largest = sorted(sizes, key=lambda t: (-sizes[t], t.path))[:5]
-        paced_times = {t: [] for t in largest}
-        for round_ in range(rounds):
-            for template in largest:
-                paced_times[template].append(timed(
-                    client, template, 'big-%d-%s' % (
-                        round_, template.slug[-40:])).seconds)
+        paced_times = create_times(client, largest, rounds)
     finally:
         paced.remove()
 
     fast = start('fast', '--no-leaf-sleep')
     try:
         client = fast.client()
-        fast_times = {t: [] for t in largest}
-        for round_ in range(rounds):
-            for template in largest:
-                fast_times[template].append(timed(
-                    client, template, 'big-%d-%s' % (
-                        round_, template.slug[-40:])).seconds)
+        fast_times = create_times(client, largest, rounds)
     finally:
         fast.remove()
     _common.note('')

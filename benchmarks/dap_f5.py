@@ -38,7 +38,6 @@ import time
 from heat_breakpoint.server import fixture
 
 import _common
-import dap_latency
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                        os.pardir, 'examples', 'app.yaml')
@@ -48,7 +47,7 @@ TARGETS = {'cold': 1.5, 'warm': 0.5}
 def one_f5(stack, local_port=None):
     """One F5: seconds from the adapter's start and from launch."""
     began = time.perf_counter()
-    adapter = dap_latency.Adapter()
+    adapter = _common.dap_adapter()
     try:
         adapter.request('initialize', adapterID='heat')
         adapter.wait(lambda m: m.get('command') == 'initialize')
@@ -69,13 +68,11 @@ def one_f5(stack, local_port=None):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--runs', type=int,
-                        help='F5s each way (default 10; 3 with --quick)')
+    parser.add_count('--runs', 'F5s each way', 10, 3)
     args = parser.parse_args()
-    runs = args.runs or (3 if args.quick else 10)
-    clock = _common.Clock()
-    _common.header('dap F5: launch to the first stopped, app.yaml',
-                   args.quick)
+    runs = args.runs
+    clock = _common.start('dap F5: launch to the first stopped, app.yaml',
+                          args.quick)
     found = {'cold': ([], []), 'warm': ([], [])}
     for run in range(runs):
         from_start, from_launch = one_f5('f5-cold-%d' % run)

@@ -32,18 +32,11 @@ alternating rounds, and how many requests one refresh sends.
 
 import json
 import os
-import queue
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-from unittest import mock
 
-from keystoneauth1 import session as ks_session
-
-from heatclient_ext.dap import framing
 from heatclient_ext.dap import session as dap_session
 
 import _common
@@ -52,50 +45,6 @@ import watch_cost
 TARGET = 0.5
 BATCH = 20
 SIZE = 50
-
-
-class Adapter:
-    """``heat-breakpoint dap`` as a subprocess, and its messages."""
-
-    def __init__(self):
-        script = os.path.join(os.path.dirname(sys.executable),
-                              'heat-breakpoint')
-        self.proc = subprocess.Popen([script, 'dap'], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE)
-        self.events = queue.Queue()
-        self.seq = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            message = framing.read_message(self.proc.stdout)
-            if message is None:
-                return
-            self.events.put((time.perf_counter(), message))
-
-    def request(self, command, **arguments):
-        self.seq += 1
-        self.proc.stdin.write(framing.encode({
-            'seq': self.seq, 'type': 'request', 'command': command,
-            'arguments': arguments}))
-        self.proc.stdin.flush()
-
-    def wait(self, predicate, timeout=120):
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise _common.BenchError('adapter: nothing awaited came')
-            at, message = self.events.get(timeout=left)
-            if predicate(message):
-                return at, message
-
-    def close(self):
-        self.request('disconnect', terminateDebuggee=False)
-        try:
-            self.proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 def parked_times(server, name, found, stop):
@@ -120,16 +69,10 @@ def latency_run(server, workdir, run, length):
     parked, stop = {}, threading.Event()
     watcher = threading.Thread(target=parked_times,
                                args=(server, name, parked, stop))
-    adapter = Adapter()
+    adapter = _common.dap_adapter()
     samples = []
     try:
-        adapter.request('initialize', adapterID='heat')
-        adapter.request('launch', template=path, stack=name,
-                        endpoint=server.endpoint)
-        adapter.wait(lambda m: m.get('event') == 'initialized')
-        adapter.request('setFunctionBreakpoints',
-                        breakpoints=[{'name': '*'}])
-        adapter.request('configurationDone')
+        adapter.launch(path, name, ['*'], endpoint=server.endpoint)
         watcher.start()
         for _ in names:
             at, stopped = adapter.wait(lambda m: m.get('event') == 'stopped')
@@ -162,14 +105,7 @@ def cost_calls(server):
 
 
 def requests_per_refresh(sess):
-    real = ks_session.Session.request
-    sent = []
-
-    def counting(self, url, method, **kwargs):
-        sent.append((method, url))
-        return real(self, url, method, **kwargs)
-
-    with mock.patch.object(ks_session.Session, 'request', counting):
+    with _common.requests_sent() as sent:
         snap = sess.refresh()
     if len(sess.holds.held) != len(watch_cost.HELD):
         raise _common.BenchError('refresh did not see the holds: %r'
@@ -197,28 +133,24 @@ def measure_cost(server, rounds):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--runs', type=int,
-                        help='launches of a chain (default 3; 1 with '
-                             '--quick)')
+    parser.add_count('--runs', 'launches of a chain', 3, 1)
     args = parser.parse_args()
-    runs = args.runs or (1 if args.quick else 3)
     length = 5 if args.quick else 8
     rounds = 4 if args.quick else 10
-    clock = _common.Clock()
-    _common.header('dap latency: hold to stopped, and one refresh vs one '
-                   'resource list', args.quick)
+    clock = _common.start('dap latency: hold to stopped, and one refresh '
+                          'vs one resource list', args.quick)
     samples = []
     with _common.servers((_common.PLUGIN,), keep=args.keep) as started:
         server = started[0]
         workdir = tempfile.mkdtemp(prefix='dap-latency-')
-        for run in range(runs):
+        for run in range(args.runs):
             samples += latency_run(server, workdir, run, length)
         info = watch_cost.build(server, SIZE)
         sent, cpu, wall = measure_cost(server, rounds)
     _common.note('')
     _common.note('-- hold to stopped: %d holds, %d launches of a chain of '
-                 '%d, refresh every %.1f s' % (len(samples), runs, length,
-                                               dap_session.POLL))
+                 '%d, refresh every %.1f s' % (len(samples), args.runs,
+                                               length, dap_session.POLL))
     _common.note(_common.describe('engine parked -> editor stopped',
                                   samples))
     _common.note('')
@@ -229,15 +161,8 @@ def main():
     _common.note('requests per dap refresh: %d (%s)' % (
         len(sent), ', '.join('%s %s' % (method, url.split('/v1/')[-1])
                              for method, url in sent)))
-    for title in cpu:
-        _common.note('  %-36s CPU %7.2f   wall %7.2f' % (
-            title, statistics.median(cpu[title]),
-            statistics.median(wall[title])))
-    refresh = statistics.median(cpu['dap refresh (view ?progress=1)'])
-    listing = statistics.median(cpu['openstack stack resource list'])
-    _common.note('  %-36s %.2f' % ('server CPU, refresh / resource list',
-                                   refresh / listing if listing else
-                                   float('nan')))
+    refresh, listing = watch_cost.report_calls(
+        cpu, wall, 'dap refresh (view ?progress=1)')
     _common.note('')
     _common.note('Summary: hold -> stopped median %.3f s, max %.3f s '
                  '(target <= %.1f s: %s); one request per refresh, server '

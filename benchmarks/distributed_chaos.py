@@ -39,19 +39,17 @@ from tests.distributed import harness  # noqa: E402
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--seconds', type=float,
-                        help='seconds of chaos (default 300; 60 with '
-                             '--quick)')
+    parser.add_count('--seconds', 'seconds of chaos', 300, 60, type=float)
     parser.add_argument('--kill-every', type=float, default=10,
                         help='seconds between kills (default 10)')
     parser.add_argument('--stacks', type=int, default=20,
                         help='clients, each with a stack at a time '
                              '(default 20)')
     args = parser.parse_args()
-    seconds = args.seconds or (60 if args.quick else 300)
-    clock = _common.Clock()
-    _common.header('chaos: %.0f s, a kill -9 every %.0f s, %d clients'
-                   % (seconds, args.kill_every, args.stacks), args.quick)
+    seconds = args.seconds
+    clock = _common.start('chaos: %.0f s, a kill -9 every %.0f s, %d '
+                          'clients' % (seconds, args.kill_every, args.stacks),
+                          args.quick)
     harness.ensure_packages(log=_common.note)
     deployment = harness.Deployment()
     failed = True

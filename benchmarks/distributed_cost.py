@@ -579,13 +579,7 @@ def report_soak(found, cycles, log):
         log("  Heat's rows as left:               %s" % result['heat_rows'])
         log("  ... after purge_deleted + purge:   %s"
             % result['heat_rows_purged'])
-        log('  database, rebuilt, as left:        %8.1f KiB'
-            % (result['size'] / 1024.0))
-        log('  ... after purge_deleted + purge:   %8.1f KiB'
-            % (result['size_purged'] / 1024.0))
-        if result['purge_deleted']:
-            log('  (heat-manage purge_deleted failed: %s)'
-                % result['purge_deleted'])
+        soak.report_size(log, result, 'rebuilt')
 
 
 def soak_summary(found):
@@ -611,27 +605,20 @@ def parse_args(argv=None):
                         help='which to run, comma-separated, of %s (default '
                              'all; with --quick all but scale)'
                              % ', '.join(SECTIONS))
-    parser.add_argument('--trials', type=int,
-                        help='release trials per method (default 20; 3 '
-                             'with --quick)')
+    parser.add_count('--trials', 'release trials per method', 20, 3)
     parser.add_argument('--poll', choices=sorted(POLLERS), default='db',
                         help='how the release trials watch B: its row in '
                              'MariaDB (default) or through heatclient '
                              'every 10 ms, as release_latency.py does')
-    parser.add_argument('--rounds', type=int,
-                        help='create+delete rounds per side and size for '
-                             'the per-check cost (default 4; 2 with '
-                             '--quick)')
-    parser.add_argument('--repeats', type=int,
-                        help='timed plugin checks per stack (default '
-                             '1000; 200 with --quick)')
+    parser.add_count('--rounds', 'create+delete rounds per side and size '
+                     'for the per-check cost', 4, 2)
+    parser.add_count('--repeats', 'timed plugin checks per stack', 1000,
+                     200)
     parser.add_argument('--scale-rounds', type=int,
                         help='1,000-resource creates per kind (default 2; '
                              'with --quick the scale section is skipped '
                              'unless named in --sections)')
-    parser.add_argument('--cycles', type=int,
-                        help='soak cycles per side (default 200; 10 with '
-                             '--quick)')
+    parser.add_count('--cycles', 'soak cycles per side', 200, 10)
     args = parser.parse_args(argv)
     if args.sections is None:
         sections = [s for s in SECTIONS if not (args.quick and s == 'scale')]
@@ -644,21 +631,16 @@ def parse_args(argv=None):
                      % (', '.join(unknown), ', '.join(SECTIONS)))
     args.sections = sections
     quick = args.quick
-    args.trials = args.trials or (3 if quick else 20)
-    args.rounds = args.rounds or (2 if quick else 4)
-    args.repeats = args.repeats or (200 if quick else 1000)
     args.scale_rounds = args.scale_rounds or (1 if quick else 2)
-    args.cycles = args.cycles or (10 if quick else 200)
     args.sizes = CHECK_SIZES[:1] if quick else CHECK_SIZES
     return args
 
 
 def main(argv=None):
     args = parse_args(argv)
-    clock = _common.Clock()
+    clock = _common.start('distributed cost: MariaDB + RabbitMQ, %d '
+                          'engines per side' % ENGINES, args.quick)
     log = _common.note
-    _common.header('distributed cost: MariaDB + RabbitMQ, %d engines per '
-                   'side' % ENGINES, args.quick)
     summary = []
     failed = []
 

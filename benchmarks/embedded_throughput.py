@@ -29,7 +29,6 @@ to other load on the machine than wall time). Target: plugin/stock ratio
 of median create times <= 1.02 on both shapes.
 """
 
-import threading
 import time
 
 import _common
@@ -49,43 +48,30 @@ def create(server, hc, template, count, shape):
 
 def side_by_side(started, clients, template, count, shape):
     """One trial on every server at once: {label: seconds}."""
-    results, errors = {}, []
+    results = {}
 
     def one(server):
-        try:
-            results[server.label] = create(server, clients[server.label],
-                                           template, count, shape)
-        except Exception as exc:
-            errors.append(exc)
+        results[server.label] = create(server, clients[server.label],
+                                       template, count, shape)
 
-    threads = [threading.Thread(target=one, args=(server,))
-               for server in started]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
+    _common.at_once(one, started)
     return results
 
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--independent', type=int,
-                        help='resources of the independent shape (default '
-                             '200; 30 with --quick)')
+    parser.add_count('--independent', 'resources of the independent shape',
+                     200, 30)
     parser.add_argument('--independent-trials', type=int, default=1,
                         help='side-by-side trials of the independent shape '
                              '(default 1; about N seconds each)')
-    parser.add_argument('--fan-out-trials', type=int,
-                        help='trials per server of the fan-out shape '
-                             '(default 6; 2 with --quick)')
+    parser.add_count('--fan-out-trials',
+                     'trials per server of the fan-out shape', 6, 2)
     args = parser.parse_args()
-    independent = args.independent or (30 if args.quick else 200)
-    fan_trials = args.fan_out_trials or (2 if args.quick else 6)
-    clock = _common.Clock()
-    _common.header('embedded throughput: resources/second, plugin on/off',
-                   args.quick)
+    independent = args.independent
+    fan_trials = args.fan_out_trials
+    clock = _common.start('embedded throughput: resources/second, plugin '
+                          'on/off', args.quick)
     sides = (_common.STOCK, _common.PLUGIN)
     fan_count = 201
     shapes = {

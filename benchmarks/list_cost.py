@@ -31,7 +31,6 @@ breakpoint list >= 10x faster than hook poll.
 """
 
 import statistics
-import threading
 import time
 from unittest import mock
 
@@ -230,35 +229,18 @@ def measure(server, rounds):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--rounds', type=int,
-                        help='timed runs of each command (default 20; 6 '
-                             'with --quick)')
+    parser.add_count('--rounds', 'timed runs of each command', 20, 6)
     args = parser.parse_args()
-    rounds = args.rounds or (6 if args.quick else 20)
     min_events = 600 if args.quick else 2000
     labels = (_common.PLUGIN,) if args.quick else (_common.PLUGIN,
                                                    _common.STOCK)
-    clock = _common.Clock()
-    _common.header('list cost: breakpoint list vs hook poll', args.quick)
+    clock = _common.start('list cost: breakpoint list vs hook poll',
+                          args.quick)
     built = {}
     results = {}
     with _common.servers(labels, keep=args.keep) as started:
-        errors = []
-
-        def build_one(server):
-            try:
-                build(server, min_events, built)
-            except Exception as exc:
-                errors.append(exc)
-
-        threads = [threading.Thread(target=build_one, args=(server,))
-                   for server in started]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        if errors:
-            raise errors[0]
+        _common.at_once(lambda server: build(server, min_events, built),
+                        started)
         for server in started:
             info = built[server.label]
             _common.note(
@@ -269,8 +251,8 @@ def main():
                    info['events'], info['api_events'], info['updates'],
                    info['seconds']))
         for server in started:
-            results[server.label] = measure(server, rounds)
-        calls = breakdown(started[0], max(5, rounds // 2))
+            results[server.label] = measure(server, args.rounds)
+        calls = breakdown(started[0], max(5, args.rounds // 2))
     report(results)
     _common.note('')
     _common.note('Where the time goes (%s, single API calls):'

@@ -117,9 +117,8 @@ def main():
                   for size in args.sizes.split(',')}
     if args.rounds:
         rounds = {size: args.rounds for size in rounds}
-    clock = _common.Clock()
-    _common.header('overhead: create/delete, plugin disabled vs enabled',
-                   args.quick)
+    clock = _common.start('overhead: create/delete, plugin disabled vs '
+                          'enabled', args.quick)
     sides = [_common.STOCK, _common.PLUGIN]
     if args.control:
         _common.CONF[CONTROL] = _common.CONF[_common.STOCK]

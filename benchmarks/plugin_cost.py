@@ -197,19 +197,16 @@ def plugin_check_cpu(heat, stack_id, repeats, walls=None):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--rounds', type=int,
-                        help='stock create+delete rounds per size '
-                             '(default 4; 2 with --quick)')
-    parser.add_argument('--repeats', type=int,
-                        help='timed plugin checks per stack (default 2000; '
-                             '400 with --quick)')
+    parser.add_count('--rounds', 'stock create+delete rounds per size',
+                     4, 2)
+    parser.add_count('--repeats', 'timed plugin checks per stack', 2000,
+                     400)
     args = parser.parse_args()
-    rounds = args.rounds or (2 if args.quick else 4)
-    repeats = args.repeats or (400 if args.quick else 2000)
+    rounds = args.rounds
+    repeats = args.repeats
     sizes = SIZES[:1] if args.quick else SIZES
-    clock = _common.Clock()
-    _common.header('plugin cost per resource check, in-process',
-                   args.quick)
+    clock = _common.start('plugin cost per resource check, in-process',
+                          args.quick)
     heat = InProcessHeat()
     results = []
     try:

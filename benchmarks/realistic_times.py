@@ -95,8 +95,8 @@ def main(argv=None):
         sys.exit('no corpus: set HEAT_BREAKPOINT_CORPUS')
     template = (corpus.Template(root, args.template, None) if args.template
                 else largest_with_servers(root))
-    _common.header('Realistic build times: %s' % template.path, args.quick)
-    clock = _common.Clock()
+    clock = _common.start('Realistic build times: %s' % template.path,
+                          args.quick)
     state = tempfile.mkdtemp(prefix='heat-breakpoint-realistic-')
     server = fixture.LocalHeatProcess(
         state, extra_args=['--realistic-times', '--no-leaf-sleep'])

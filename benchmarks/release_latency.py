@@ -185,19 +185,15 @@ def run_continue(server, hc, name):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--trials', type=int,
-                        help='trials per method (default 20; 4 with '
-                             '--quick)')
+    parser.add_count('--trials', 'trials per method', 20, 4)
     args = parser.parse_args()
-    trials = args.trials or (4 if args.quick else 20)
-    clock = _common.Clock()
-    _common.header('release latency: hook clear vs continue vs step',
-                   args.quick)
+    clock = _common.start('release latency: hook clear vs continue vs '
+                          'step', args.quick)
     _record_signal_returns()
     with _common.servers((_common.STOCK, _common.PLUGIN),
                          keep=args.keep) as started:
         samples, unavailable = measure(
-            {server.label: server for server in started}, trials)
+            {server.label: server for server in started}, args.trials)
     report(samples, unavailable)
     clock.footer()
     return 0

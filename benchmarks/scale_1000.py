@@ -241,14 +241,11 @@ def list_and_step(server, hc, log, samples):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--rounds', type=int,
-                        help='create rounds per side (default 3; 1 with '
-                             '--quick)')
+    parser.add_count('--rounds', 'create rounds per side', 3, 1)
     args = parser.parse_args()
-    rounds = args.rounds or (1 if args.quick else 3)
-    clock = _common.Clock()
-    _common.header('scale: %d resources, %d breakpoints'
-                   % (count_resources(), len(BREAKPOINTS)), args.quick)
+    clock = _common.start('scale: %d resources, %d breakpoints'
+                          % (count_resources(), len(BREAKPOINTS)),
+                          args.quick)
     log = _common.note
     cpu = {True: [], False: []}
     walls = {True: [], False: []}
@@ -259,7 +256,7 @@ def main():
     # Each create on a fresh server: one server's creates grow slower
     # over its life (its heap and database grow), by more than the target
     # in a few creates, whichever side comes later.
-    for round_ in range(rounds):
+    for round_ in range(args.rounds):
         for with_bp in ((True, False) if round_ % 2 else (False, True)):
             name = 'scale-%d-%s' % (round_, 'bp' if with_bp else 'no')
             with _common.servers([_common.PLUGIN]) as (server,):

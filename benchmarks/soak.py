@@ -194,35 +194,40 @@ def compacted(path, drop_events=False):
     return size
 
 
+def report_size(log, found, how, instead=''):
+    """The database's size as left and purged, and a purge_deleted failed.
+
+    ``how`` the database was made comparable (``compacted``); ``instead``:
+    what was done when purge_deleted failed, if anything.
+    """
+    log('  %-35s%8.1f KiB' % ('database, %s, as left:' % how,
+                              found['size'] / 1024.0))
+    log('  ... after purge_deleted + purge:   %8.1f KiB'
+        % (found['size_purged'] / 1024.0))
+    if found['purge_deleted']:
+        log('  (heat-manage purge_deleted failed: %s%s)'
+            % (found['purge_deleted'], instead))
+
+
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--cycles', type=int,
-                        help='cycles per side (default 200; 10 with '
-                             '--quick)')
+    parser.add_count('--cycles', 'cycles per side', 200, 10)
     args = parser.parse_args()
-    cycles = args.cycles or (10 if args.quick else 200)
-    clock = _common.Clock()
-    _common.header('soak: %d create/step/continue/update/delete cycles'
-                   % cycles, args.quick)
-    with_bp = soak('with breakpoints', cycles, True, args.keep)
-    without = soak('without breakpoints', cycles, False, args.keep)
+    clock = _common.start('soak: %d create/step/continue/update/delete '
+                          'cycles' % args.cycles, args.quick)
+    with_bp = soak('with breakpoints', args.cycles, True, args.keep)
+    without = soak('without breakpoints', args.cycles, False, args.keep)
     note = _common.note
     note('')
     for title, found in (('with breakpoints', with_bp),
                          ('without breakpoints', without)):
         note('-- %s: %d cycles in %.0f s'
-             % (title, cycles, found['seconds']))
+             % (title, args.cycles, found['seconds']))
         note('  rows of ours left by the run:      %s' % found['rows'])
         note('  after purge_deleted + our purge:   %s'
              % found['rows_purged'])
-        note('  database, compacted, as left:      %8.1f KiB'
-             % (found['size'] / 1024.0))
-        note('  ... after purge_deleted + purge:   %8.1f KiB'
-             % (found['size_purged'] / 1024.0))
-        if found['purge_deleted']:
-            note('  (heat-manage purge_deleted failed: %s; its removal of '
-                 'the deleted stacks\' events done on a copy instead)'
-                 % found['purge_deleted'])
+        report_size(note, found, 'compacted', '; its removal of the deleted '
+                    'stacks\' events done on a copy instead')
     left = sum(with_bp['rows'].values())
     as_left = with_bp['size'] / float(without['size'])
     purged = with_bp['size_purged'] / float(without['size_purged'])

@@ -39,9 +39,6 @@ import io
 import json
 import statistics
 import time
-from unittest import mock
-
-from keystoneauth1 import session as ks_session
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import registry
@@ -130,14 +127,7 @@ def requests_per_refresh(hc, name):
     """How many HTTP requests one watch refresh sends."""
     session = watch_v1.Session(hc, name, io.StringIO())
     session.refresh()  # the first one resolves the name
-    real = ks_session.Session.request
-    sent = []
-
-    def counting(self, url, method, **kwargs):
-        sent.append((method, url))
-        return real(self, url, method, **kwargs)
-
-    with mock.patch.object(ks_session.Session, 'request', counting):
+    with _common.requests_sent() as sent:
         snap = session.refresh()
     if snap.progress is None or len(watch_v1.held_rows(snap)) != len(HELD):
         raise _common.BenchError('refresh did not see the holds: %r'
@@ -167,15 +157,12 @@ def measure(server, size, rounds):
 
 def main():
     parser = _common.parser(__doc__)
-    parser.add_argument('--rounds', type=int,
-                        help='rounds of %d calls each (default 12; 5 with '
-                             '--quick)' % BATCH)
+    parser.add_count('--rounds', 'rounds of %d calls each' % BATCH, 12, 5)
     args = parser.parse_args()
-    rounds = args.rounds or (5 if args.quick else 12)
+    rounds = args.rounds
     sizes = (50, 200) if args.quick else (50, 200, 400, 1000)
-    clock = _common.Clock()
-    _common.header('watch cost: one watch refresh vs one resource list',
-                   args.quick)
+    clock = _common.start('watch cost: one watch refresh vs one resource '
+                          'list', args.quick)
     results = {}
     with _common.servers((_common.PLUGIN,), keep=args.keep) as started:
         server = started[0]
@@ -195,22 +182,32 @@ def main():
     return 0
 
 
+def report_calls(cpu, wall, refresh_title):
+    """A line per call, then refresh / resource list: (refresh, listing).
+
+    The medians of server CPU, in ms, of the refresh and the list.
+    """
+    for title in cpu:
+        _common.note('  %-36s CPU %7.2f   wall %7.2f' % (
+            title, statistics.median(cpu[title]),
+            statistics.median(wall[title])))
+    refresh = statistics.median(cpu[refresh_title])
+    listing = statistics.median(cpu['openstack stack resource list'])
+    _common.note('  %-36s %.2f' % ('server CPU, refresh / resource list',
+                                   refresh / listing if listing else
+                                   float('nan')))
+    return refresh, listing
+
+
 def report(results):
     verdicts = []
     for size, (cpu, wall) in results.items():
         _common.note('')
         _common.note('-- %d resources: per call, ms (server CPU | client '
                      'wall), median of rounds of %d' % (size, BATCH))
-        for title in cpu:
-            _common.note('  %-36s CPU %7.2f   wall %7.2f' % (
-                title, statistics.median(cpu[title]),
-                statistics.median(wall[title])))
-        refresh = statistics.median(cpu['watch refresh (view ?progress=1)'])
-        listing = statistics.median(cpu['openstack stack resource list'])
-        ratio = refresh / listing if listing else float('nan')
-        verdicts.append(ratio <= TARGET)
-        _common.note('  %-36s %.2f' % (
-            'server CPU, refresh / resource list', ratio))
+        refresh, listing = report_calls(
+            cpu, wall, 'watch refresh (view ?progress=1)')
+        verdicts.append(refresh / listing <= TARGET if listing else False)
     _common.note('')
     flat = [statistics.median(cpu['watch refresh (view ?progress=1)'])
             for cpu, _wall in results.values()]

@@ -100,6 +100,7 @@ def serve_stock(paste, flavor):
 
 
 def read_paste(path):
+    """A paste file (or heat.conf) as Heat reads it: names keep their case."""
     paste = configparser.RawConfigParser()
     paste.optionxform = str
     paste.read(path)

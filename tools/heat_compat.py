@@ -441,6 +441,49 @@ def read_stream(pipe, on_test):
         result.stopTestRun()
 
 
+# -- the workers, as this runner and tools/heat_integration.py start them ---
+
+def add_worker_arguments(p):
+    """A worker's hidden options: that it is one, its log, its shard."""
+    p.add_argument('--_worker', action='store_true', help=argparse.SUPPRESS)
+    p.add_argument('--_log', dest='log', help=argparse.SUPPRESS)
+    p.add_argument('--_shard', dest='shard', type=int, default=0,
+                   help=argparse.SUPPRESS)
+    p.add_argument('--_shards', dest='shards', type=int, default=1,
+                   help=argparse.SUPPRESS)
+
+
+def path_first(directory):
+    """This process's environment with DIRECTORY first on PYTHONPATH."""
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.pathsep.join(
+        [directory] + ([env['PYTHONPATH']] if env.get('PYTHONPATH')
+                       else []))
+    return env
+
+
+def start_workers(script, options, tests, concurrency, log_of, env, cwd,
+                  on_test):
+    """A worker process of SCRIPT per shard, its stream read into on_test.
+
+    Each runs ``SCRIPT --_worker OPTIONS... -- TESTS...`` on its shard of
+    TESTS; returns ``[(shard, process, reader thread, log)]``.
+    """
+    workers = []
+    for shard in range(concurrency):
+        log = log_of(shard)
+        cmd = ([sys.executable, script, '--_worker', '--_log', log,
+                '--_shard', str(shard), '--_shards', str(concurrency)] +
+               list(options) + ['--'] + list(tests))
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env,
+                                cwd=cwd)
+        reader = threading.Thread(target=read_stream, args=(
+            proc.stdout, on_test))
+        reader.start()
+        workers.append((shard, proc, reader, log))
+    return workers
+
+
 def details_text(test, skip=()):
     """A test's details (tracebacks, captured output), but ``skip``'s."""
     chunks = []
@@ -479,30 +522,18 @@ def run(args):
         print('heat-compat: modules: %s' % ' '.join(args.modules),
               flush=True)
 
-        env = dict(os.environ)
-        env['PYTHONPATH'] = os.pathsep.join(
-            [tmp_root] + ([env['PYTHONPATH']] if env.get('PYTHONPATH')
-                          else []))
+        env = path_first(tmp_root)
         env['PYTHONDONTWRITEBYTECODE'] = '1'
 
         collector = Collector(verbose=args.verbose)
-        workers = []
-        for shard in range(args.concurrency):
-            log = os.path.join(tmp_root, 'worker-%d.log' % shard)
-            cmd = [sys.executable, os.path.abspath(__file__), '--_worker',
-                   '--_tmp-root', tmp_root, '--_log', log,
-                   '--_shard', str(shard),
-                   '--_shards', str(args.concurrency)]
-            if args.without_plugin:
-                cmd.append('--without-plugin')
-            cmd += ['--'] + args.modules
-            # cwd=tmp_root so nothing (e.g. a stray ./heat) shadows it.
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env,
-                                    cwd=tmp_root)
-            reader = threading.Thread(target=read_stream, args=(
-                proc.stdout, collector.on_test))
-            reader.start()
-            workers.append((shard, proc, reader, log))
+        # cwd=tmp_root so nothing (e.g. a stray ./heat) shadows it.
+        workers = start_workers(
+            os.path.abspath(__file__),
+            ['--_tmp-root', tmp_root] + (
+                ['--without-plugin'] if args.without_plugin else []),
+            args.modules, args.concurrency,
+            lambda shard: os.path.join(tmp_root, 'worker-%d.log' % shard),
+            env, tmp_root, collector.on_test)
 
         problems = []
         planned = 0
@@ -597,13 +628,8 @@ def parse_args(argv):
     p.add_argument('--list-default-modules', action='store_true',
                    help='print the default modules and exit')
     # Internal: worker mode.
-    p.add_argument('--_worker', action='store_true', help=argparse.SUPPRESS)
+    add_worker_arguments(p)
     p.add_argument('--_tmp-root', dest='tmp_root', help=argparse.SUPPRESS)
-    p.add_argument('--_log', dest='log', help=argparse.SUPPRESS)
-    p.add_argument('--_shard', dest='shard', type=int, default=0,
-                   help=argparse.SUPPRESS)
-    p.add_argument('--_shards', dest='shards', type=int, default=1,
-                   help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.all:
         if args.modules:

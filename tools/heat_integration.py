@@ -62,7 +62,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
@@ -590,32 +589,20 @@ class WayRun(object):
                 self.elapsed = time.monotonic() - started
 
     def _run_workers(self):
-        env = dict(os.environ)
-        env['PYTHONPATH'] = os.pathsep.join(
-            [STAND_IN] + ([env['PYTHONPATH']] if env.get('PYTHONPATH')
-                          else []))
+        heat_compat = _heat_compat()
+        env = heat_compat.path_first(STAND_IN)
         env.update({
             'HEAT_URL': self.server.endpoint,
             'OS_NO_CLIENT_AUTH': 'True',
             'HEAT_PLUGIN_BUILD_TIMEOUT': str(self.args.build_timeout),
             'HEAT_PLUGIN_SKIP_FUNCTIONAL_TEST_LIST': skip_list(),
         })
-        workers = []
-        for shard in range(self.args.concurrency):
-            log = os.path.join(self.root, '%s-worker-%d.log'
-                               % (self.way, shard))
-            cmd = [sys.executable, os.path.abspath(__file__), '--_worker',
-                   '--way', self.way, '--_log', log,
-                   '--_shard', str(shard),
-                   '--_shards', str(self.args.concurrency), '--'
-                   ] + self.args.tests
-            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env,
-                                    cwd=self.root)
-            reader = threading.Thread(
-                target=_heat_compat().read_stream,
-                args=(proc.stdout, self.on_test))
-            reader.start()
-            workers.append((shard, proc, reader, log))
+        workers = heat_compat.start_workers(
+            os.path.abspath(__file__), ['--way', self.way], self.args.tests,
+            self.args.concurrency,
+            lambda shard: os.path.join(self.root, '%s-worker-%d.log'
+                                       % (self.way, shard)),
+            env, self.root, self.on_test)
         for shard, proc, reader, log in workers:
             rc = proc.wait()
             reader.join()
@@ -748,13 +735,8 @@ def parse_args(argv):
                    help='keep the servers\' state and the logs')
     p.add_argument('-v', '--verbose', action='store_true')
     p.add_argument('--_server', choices=WAYS, help=argparse.SUPPRESS)
-    p.add_argument('--_worker', action='store_true', help=argparse.SUPPRESS)
+    _heat_compat().add_worker_arguments(p)
     p.add_argument('--way', choices=WAYS, help=argparse.SUPPRESS)
-    p.add_argument('--_log', dest='log', help=argparse.SUPPRESS)
-    p.add_argument('--_shard', dest='shard', type=int, default=0,
-                   help=argparse.SUPPRESS)
-    p.add_argument('--_shards', dest='shards', type=int, default=1,
-                   help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args._server:
         return args

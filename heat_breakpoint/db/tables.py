@@ -39,11 +39,17 @@ from heat.db import api as db_api
 #: (root stack id, root traversal): what every row is keyed by.
 Key = typing.Tuple[str, str]
 
+
+def _key_columns() -> typing.List[sa.Column]:
+    """The columns of :data:`Key`, the primary key's first part."""
+    return [sa.Column('root_stack_id', sa.String(36), primary_key=True),
+            sa.Column('traversal', sa.String(36), primary_key=True)]
+
+
 metadata = sa.MetaData()
 operations = sa.Table(
     'breakpoint_operation', metadata,
-    sa.Column('root_stack_id', sa.String(36), primary_key=True),
-    sa.Column('traversal', sa.String(36), primary_key=True),
+    *_key_columns(),
     sa.Column('mode', sa.String(16), nullable=False),
     sa.Column('created_at', sa.DateTime, nullable=False),
 )
@@ -52,8 +58,7 @@ operations = sa.Table(
 # key may not (3072 bytes).
 targets = sa.Table(
     'breakpoint_hold_target', metadata,
-    sa.Column('root_stack_id', sa.String(36), primary_key=True),
-    sa.Column('traversal', sa.String(36), primary_key=True),
+    *_key_columns(),
     sa.Column('path_digest', sa.String(64), primary_key=True),
     sa.Column('path', sa.Text, nullable=False),
     sa.Column('kind', sa.String(16), nullable=False),
@@ -61,8 +66,7 @@ targets = sa.Table(
 
 pauses = sa.Table(
     'breakpoint_pause', metadata,
-    sa.Column('root_stack_id', sa.String(36), primary_key=True),
-    sa.Column('traversal', sa.String(36), primary_key=True),
+    *_key_columns(),
     sa.Column('held', sa.Integer, nullable=False),
     sa.Column('paused_seconds', sa.Float, nullable=False),
     sa.Column('since', sa.DateTime, nullable=True),

@@ -40,12 +40,10 @@ SCOPE = 'breakpoints'
 
 INDEX = 'index'
 # Each exit (:mod:`heat_breakpoint.model.kinds`) has a rule of its name.
-STEP = kinds.STEP.name
+EXITS = tuple(way.name for way in kinds.EXITS)
 CONTINUE = kinds.CONTINUE.name
 SET = 'set'
 CLEAR = 'clear'
-RETRY = kinds.RETRY.name
-RETAIN = kinds.RETAIN.name
 
 # As Heat's own personas (heat.policies.base), spelled out so that the
 # rules read the same in a sample generated without Heat.

@@ -16,6 +16,9 @@ process on a free port with a fresh state directory, exactly as a user
 would, and stops it at the end of the session.
 """
 
+import contextlib
+import os
+import shutil
 import tempfile
 import uuid
 
@@ -32,12 +35,42 @@ forget_osc_clients = osc_shell.forget_osc_clients
 run_openstack = osc_shell.run_openstack
 
 
+@contextlib.contextmanager
+def stock_heat(prefix):
+    """A local Heat with the plugin disabled: breakpoints are native hooks.
+
+    Started in a new state directory (named with ``prefix``), removed
+    after.
+    """
+    state_dir = tempfile.mkdtemp(prefix=prefix)
+    conf = os.path.join(state_dir, 'stock.conf')
+    with open(conf, 'w') as out:
+        out.write('[breakpoint]\nenabled = false\n')
+    server = LocalHeatProcess(os.path.join(state_dir, 'state'),
+                              config_files=[conf])
+    server.start(reset=True)
+    try:
+        yield server
+    finally:
+        server.remove()
+        shutil.rmtree(state_dir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def local_heat(prefix):
+    """A local Heat in a new state directory named PREFIX...; then removed."""
+    server = LocalHeatProcess(tempfile.mkdtemp(prefix=prefix)).start(
+        reset=True)
+    try:
+        yield server
+    finally:
+        server.remove()
+
+
 @pytest.fixture(scope='session')
 def heat_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-functional-')
-    server = LocalHeatProcess(state_dir).start(reset=True)
-    yield server
-    server.remove()
+    with local_heat('heat-breakpoint-functional-') as server:
+        yield server
 
 
 @pytest.fixture

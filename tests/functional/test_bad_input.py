@@ -28,8 +28,6 @@ answers exactly what the breakpoint model says.
 import contextlib
 import json
 import os
-import subprocess
-import sys
 import typing
 import uuid
 
@@ -364,15 +362,7 @@ def osc(server, *argv):
     return conftest.run_openstack(server, *argv)
 
 
-def heat_breakpoint(server, *argv):
-    """The console script in a subprocess: (exit code, stdout, stderr)."""
-    env = dict(os.environ, **server.env)
-    proc = subprocess.run(
-        [sys.executable, '-c',
-         'import sys; from heatclient_ext.shell import main; '
-         'sys.exit(main())'] + list(argv),
-        env=env, capture_output=True, text=True, timeout=120)
-    return proc.returncode, proc.stdout, proc.stderr
+heat_breakpoint = utils.heat_breakpoint
 
 
 def breakpoint_args(names):

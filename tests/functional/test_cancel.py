@@ -23,7 +23,6 @@ cancelled)``, nothing stays held and no row of ours is left behind.
 """
 
 import os
-import sqlite3
 import subprocess
 import time
 
@@ -65,17 +64,11 @@ def create(server, heat, name, depth):
     utils.wait_stack(heat, name, 'CREATE_COMPLETE')
 
 
-@pytest.fixture
-def panes():
-    opened = []
-    yield opened
-    for pane in opened:
-        pane.close()
+panes = interactive.panes
 
 
 def _db(server):
-    path = os.path.join(server.state_dir, 'heat.sqlite')
-    return sqlite3.connect('file:%s?mode=ro' % path, uri=True, timeout=30)
+    return utils.heat_db(server, read_only=True)
 
 
 def rep_of(server, heat, name):
@@ -200,8 +193,7 @@ def test_a_release_racing_the_cancel_resumes_nothing(
     assert_nothing_forward(heat_server, heat, stack_name, before, path)
 
 
-@pytest.mark.skipif(interactive.shutil.which('tmux') is None,
-                    reason='tmux is not installed')
+@interactive.NEEDS_TMUX
 def test_cancel_from_update_interactive_in_a_nested_stack(
         heat_server, heat, stack_name, panes):
     create(heat_server, heat, stack_name, 1)
@@ -221,8 +213,7 @@ def test_cancel_from_update_interactive_in_a_nested_stack(
                            'inner/rep')
 
 
-@pytest.mark.skipif(interactive.shutil.which('tmux') is None,
-                    reason='tmux is not installed')
+@interactive.NEEDS_TMUX
 def test_cancel_from_watch_interactive_two_levels_down(
         heat_server, heat, stack_name, panes):
     create(heat_server, heat, stack_name, 2)

@@ -135,18 +135,27 @@ def test_on_replace_holds_only_the_replaced_resource(heat_server, heat,
     details = heat.events.get(stack_name, 'r', hit[0].id)
     assert details.resource_properties['change']['kind'] == 'replace'
 
-    osc(heat_server, 'continue', stack_name)
+    continue_and_check_the_update(heat_server, heat, stack_name, before)
+    assert not ever_held(heat, stack_name, 'p')
+    outputs = {name: heat.resources.get(stack_name, name).attributes
+               for name in 'pr'}
+    assert {name: attrs['output'] for name, attrs in outputs.items()} == {
+        'p': 'b', 'r': 'b'}
+
+
+def continue_and_check_the_update(server, heat, stack_name, before):
+    """Continue; prn('a') -> prn('b') ends: r replaced, p kept, u untouched.
+
+    ``before``: the physical ids at the create; returns those after.
+    """
+    osc(server, 'continue', stack_name)
     utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
     after = physical_ids(heat, stack_name)
     assert after['r'] != before['r']
     assert after['p'] == before['p']
     assert after['u'] == before['u']
-    assert not ever_held(heat, stack_name, 'p')
     assert not ever_held(heat, stack_name, 'u')
-    outputs = {name: heat.resources.get(stack_name, name).attributes
-               for name in 'pr'}
-    assert {name: attrs['output'] for name, attrs in outputs.items()} == {
-        'p': 'b', 'r': 'b'}
+    return after
 
 
 def legacy(server, monkeypatch, *argv):
@@ -179,13 +188,8 @@ def test_on_change_holds_changed_resources_never_unchanged(
     assert 'replace (forced by: value)' in text
     assert 'value: "a" -> "b"' in text
 
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_stack(heat, stack_name, 'UPDATE_COMPLETE')
-    after = physical_ids(heat, stack_name)
-    assert after['r'] != before['r']
-    assert after['p'] == before['p']
-    assert after['u'] == before['u']
-    assert not ever_held(heat, stack_name, 'u')
+    after = continue_and_check_the_update(heat_server, heat, stack_name,
+                                          before)
     # Each changed resource held once; the released check went on with
     # the outcome decided at the hold.
     assert len(ever_held(heat, stack_name, 'p')) == 1

@@ -15,10 +15,8 @@ against the real local Heat (``heat_server``), plugin enabled and not.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import pytest
 import yaml
@@ -276,14 +274,9 @@ def test_errors_on_a_stack(heat_server, heat, stack_name, tmp_path):
 # -- heat-breakpoint, the legacy spelling ---------------------------------
 
 def heat_breakpoint(server, *argv):
-    env = dict(os.environ, **server.env)
-    proc = subprocess.run(
-        [sys.executable, '-c',
-         'import sys; from heatclient_ext.shell import main; '
-         'sys.exit(main())'] + list(argv),
-        env=env, capture_output=True, text=True, timeout=120)
-    assert 'Traceback' not in proc.stderr, proc.stderr
-    return proc.returncode, proc.stdout, proc.stderr
+    code, out, err = utils.heat_breakpoint(server, *argv)
+    assert 'Traceback' not in err, err
+    return code, out, err
 
 
 def test_heat_breakpoint_console_script(heat_server, heat, stack_name):
@@ -332,16 +325,8 @@ def test_heat_breakpoint_console_script_is_installed():
 
 @pytest.fixture(scope='module')
 def stock_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-stock-')
-    conf = os.path.join(state_dir, 'stock.conf')
-    with open(conf, 'w') as out:
-        out.write('[breakpoint]\nenabled = false\n')
-    server = conftest.LocalHeatProcess(
-        os.path.join(state_dir, 'state'), config_files=[conf])
-    server.start(reset=True)
-    yield server
-    server.remove()
-    shutil.rmtree(state_dir, ignore_errors=True)
+    with conftest.stock_heat('heat-breakpoint-stock-') as server:
+        yield server
 
 
 def test_stock_hooks_list_clear_continue(stock_server, stack_name):

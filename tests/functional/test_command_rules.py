@@ -39,6 +39,15 @@ def reasons_of(heat, stack, name):
             heat.events.list(stack, resource_name=name)]
 
 
+def create_slow_chain(heat, stack_name, seconds, *bps):
+    """chain.yaml with BPS, its first resource A taking SECONDS to create."""
+    tmpl = test_engine.template('chain.yaml')
+    tmpl['resources']['A']['properties']['action_wait_secs'] = {
+        'create': seconds}
+    heat.stacks.create(stack_name=stack_name, template=tmpl,
+                       environment=test_engine.breakpoint_env(*bps))
+
+
 def test_set_after_while_held_before_arms_the_after_hold(
         heat_server, heat, stack_name):
     test_engine.create(heat, stack_name, 'chain.yaml', 'B')
@@ -55,12 +64,8 @@ def test_set_after_while_held_before_arms_the_after_hold(
 
 def test_continue_before_anything_is_held_disarms_everything(
         heat_server, heat, stack_name):
-    tmpl = test_engine.template('chain.yaml')
     # Slow enough that the continue comes before C is reached.
-    tmpl['resources']['A']['properties']['action_wait_secs'] = {
-        'create': 6}
-    heat.stacks.create(stack_name=stack_name, template=tmpl,
-                       environment=test_engine.breakpoint_env('D', 'C'))
+    create_slow_chain(heat, stack_name, 6, 'D', 'C')
     utils.wait_resource(heat, stack_name, 'A', 'CREATE_IN_PROGRESS')
     code, out, err = bp(heat_server, 'continue', stack_name)
     assert code == 0, (out, err)
@@ -74,11 +79,7 @@ def test_continue_before_anything_is_held_disarms_everything(
 
 def test_to_and_set_refuse_a_resource_running_or_done(
         heat_server, heat, stack_name):
-    tmpl = test_engine.template('chain.yaml')
-    tmpl['resources']['A']['properties']['action_wait_secs'] = {
-        'create': 15}
-    heat.stacks.create(stack_name=stack_name, template=tmpl,
-                       environment=test_engine.breakpoint_env('C'))
+    create_slow_chain(heat, stack_name, 15, 'C')
     utils.wait_resource(heat, stack_name, 'A', 'CREATE_IN_PROGRESS')
     for argv in (('continue', stack_name, '--to', 'A'),
                  ('set', stack_name, 'A')):

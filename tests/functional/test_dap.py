@@ -21,19 +21,17 @@ packages are required: a missing one fails with what to run.
 
 import glob
 import os
-import queue
 import shutil
 import signal
 import socket
 import subprocess
-import sys
-import threading
 import time
 
 import pytest
 import yaml
 
 from heatclient_ext.dap import framing
+from tests import dap_adapter
 from tests.functional import conftest
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dap')
@@ -47,11 +45,7 @@ CORPUS_TEMPLATE = 'hot/servers_in_new_neutron_net.yaml'
 CHAIN = os.path.join(HERE, 'templates', 'chain.yaml')
 
 
-def adapter_command():
-    """The ``heat-breakpoint`` script of the Python running the tests."""
-    found = os.path.join(os.path.dirname(sys.executable), 'heat-breakpoint')
-    return found if os.path.exists(found) else shutil.which(
-        'heat-breakpoint')
+adapter_command = dap_adapter.adapter_command
 
 
 def _require_node():
@@ -153,58 +147,7 @@ def test_port_serves_one_session_after_another(heat_server, heat,
         proc.wait(30)
 
 
-class Adapter:
-    """``heat-breakpoint dap`` on stdin/stdout, driven as an editor does."""
-
-    def __init__(self, tmp=None):
-        # Its own temporary folder: what it leaves there is its own.
-        env = dict(os.environ, TMPDIR=str(tmp)) if tmp else None
-        self.proc = subprocess.Popen(
-            [adapter_command(), 'dap'], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-        self.messages = queue.Queue()
-        self.said = []
-        self.seq = 0
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        while True:
-            try:
-                message = framing.read_message(self.proc.stdout)
-            except (OSError, ValueError):
-                message = None
-            if message is not None and message.get('event') == 'output':
-                self.said.append(message['body']['output'])
-            self.messages.put(message)
-            if message is None:
-                return
-
-    def request(self, command, **arguments):
-        self.seq += 1
-        self.proc.stdin.write(framing.encode({
-            'seq': self.seq, 'type': 'request', 'command': command,
-            'arguments': arguments}))
-        self.proc.stdin.flush()
-        return self.seq
-
-    def wait(self, predicate, timeout=120):
-        """The first message ``predicate`` accepts, and when it came."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                message = self.messages.get(
-                    timeout=max(0, deadline - time.monotonic()))
-            except queue.Empty:
-                message = None
-            if message is None:
-                raise AssertionError('nothing awaited came; said: %s'
-                                     % ''.join(self.said)[-3000:])
-            if predicate(message):
-                return time.monotonic(), message
-
-    def response(self, seq, timeout=120):
-        return self.wait(lambda m: m.get('type') == 'response' and
-                         m.get('request_seq') == seq, timeout)[1]
+Adapter = dap_adapter.Adapter
 
 
 def _processes_with(text):
@@ -221,13 +164,15 @@ def _processes_with(text):
     return found
 
 
+def _nothing_left(state_dir, tmp_path):
+    """No process of the adapter's own Heat; its temporary folder empty."""
+    assert _processes_with(state_dir) == []
+    assert os.listdir(tmp_path) == []
+
+
 def _held_on_own_heat(adapter):
     """initialize, launch with no endpoint, held at b: the state dir."""
-    adapter.request('initialize', adapterID='heat')
-    adapter.request('launch', template=CHAIN, stack='leak-free')
-    adapter.wait(lambda m: m.get('event') == 'initialized')
-    adapter.request('setFunctionBreakpoints', breakpoints=[{'name': 'b'}])
-    adapter.request('configurationDone')
+    adapter.launch(CHAIN, 'leak-free', ['b'])
     adapter.wait(lambda m: m.get('event') == 'stopped')
     [ready] = [line for line in adapter.said
                if line.startswith('Local Heat ready at')]
@@ -266,8 +211,7 @@ def test_stdin_closed_then_a_signal_leaves_no_local_heat(
             adapter.proc.send_signal(signum)
         assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     assert _processes_with(state_dir) == []
     assert not os.path.exists(state_dir)
     assert os.listdir(tmp_path) == []
@@ -286,10 +230,8 @@ def test_disconnect_is_answered_before_the_local_heat_stops(tmp_path):
         assert took < 0.5, took
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
-    assert _processes_with(state_dir) == []
-    assert os.listdir(tmp_path) == []
+        adapter.kill()
+    _nothing_left(state_dir, tmp_path)
 
 
 def test_a_killed_adapter_leaves_no_local_heat(tmp_path):
@@ -300,14 +242,12 @@ def test_a_killed_adapter_leaves_no_local_heat(tmp_path):
         adapter.proc.kill()
         adapter.proc.wait(30)
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     deadline = time.monotonic() + 60
     while (_processes_with(state_dir) or os.path.exists(state_dir)) and \
             time.monotonic() < deadline:
         time.sleep(0.2)
-    assert _processes_with(state_dir) == []
-    assert os.listdir(tmp_path) == []
+    _nothing_left(state_dir, tmp_path)
 
 
 def test_port_header_without_content_length_ends_the_connection():
@@ -337,19 +277,13 @@ def test_sigterm_cancels_a_stack_launched_on_an_endpoint(heat_server, heat,
     """As the end of its stdin would: nothing stays held for nobody."""
     adapter = Adapter()
     try:
-        adapter.request('initialize', adapterID='heat')
-        adapter.request('launch', template=CHAIN, stack=stack_name,
-                        endpoint=heat_server.endpoint)
-        adapter.wait(lambda m: m.get('event') == 'initialized')
-        adapter.request('setFunctionBreakpoints',
-                        breakpoints=[{'name': 'b'}])
-        adapter.request('configurationDone')
+        adapter.launch(CHAIN, stack_name, ['b'],
+                       endpoint=heat_server.endpoint)
         adapter.wait(lambda m: m.get('event') == 'stopped')
         adapter.proc.send_signal(signal.SIGTERM)
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()
     assert 'cancelled the create: the stack is deleted\n' in adapter.said
     deadline = time.monotonic() + 60
     while any(st.stack_name == stack_name for st in heat.stacks.list()):
@@ -371,10 +305,8 @@ def test_terminate_is_answered_after_exited(tmp_path):
         adapter.proc.send_signal(signal.SIGINT)
         assert adapter.proc.wait(60) == 0
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
-    assert _processes_with(state_dir) == []
-    assert os.listdir(tmp_path) == []
+        adapter.kill()
+    _nothing_left(state_dir, tmp_path)
 
 
 def _early_state_dir(folder, timeout=30):
@@ -396,14 +328,10 @@ def test_the_local_heat_launched_first_is_the_sessions(tmp_path):
         early = _early_state_dir(str(tmp_path))
         assert _held_on_own_heat(adapter) == early
         assert os.listdir(tmp_path) == [os.path.basename(early)]
-        seq = adapter.request('disconnect', terminateDebuggee=True)
-        assert adapter.response(seq)['success']
-        assert adapter.proc.wait(60) == 0
+        adapter.disconnect_ending()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
-    assert _processes_with(early) == []
-    assert os.listdir(tmp_path) == []
+        adapter.kill()
+    _nothing_left(early, tmp_path)
 
 
 @pytest.mark.parametrize('end', ['eof', 'SIGINT', 'SIGTERM'])
@@ -418,10 +346,8 @@ def test_a_local_heat_no_session_took_is_stopped(end, tmp_path):
             adapter.proc.send_signal(getattr(signal, end))
         assert adapter.proc.wait(60) == 0, adapter.proc.stderr.read()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
-    assert _processes_with(early) == []
-    assert os.listdir(tmp_path) == []
+        adapter.kill()
+    _nothing_left(early, tmp_path)
 
 
 def test_a_launch_on_another_heat_stops_the_early_one(heat_server, heat,
@@ -441,9 +367,6 @@ def test_a_launch_on_another_heat_stops_the_early_one(heat_server, heat,
             time.sleep(0.1)
         assert _processes_with(early) == []
         assert os.listdir(tmp_path) == []
-        seq = adapter.request('disconnect', terminateDebuggee=True)
-        assert adapter.response(seq)['success']
-        assert adapter.proc.wait(60) == 0
+        adapter.disconnect_ending()
     finally:
-        if adapter.proc.poll() is None:
-            adapter.proc.kill()
+        adapter.kill()

@@ -49,6 +49,13 @@ def create(hc, name, tmpl, *bps, files=None, actions=None, **kwargs):
                      **kwargs)
 
 
+def create_then_delete(hc, name, tmpl, *bps):
+    """Create the stack with BPS before their delete; once up, delete it."""
+    create(hc, name, tmpl, *bps, actions=['delete'])
+    utils.wait_stack(hc, name, 'CREATE_COMPLETE')
+    hc.stacks.delete(name)
+
+
 def wait_held(hc, stack, name, status='CREATE_IN_PROGRESS', timeout=60):
     def held():
         rsrc = hc.resources.get(stack, name)
@@ -157,9 +164,7 @@ def test_update_holds_changed_and_added_resources(heat, stack_name):
 
 
 def test_delete_breakpoint_holds_before_delete(heat, stack_name):
-    create(heat, stack_name, 'chain.yaml', 'C', actions=['delete'])
-    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    heat.stacks.delete(stack_name)
+    create_then_delete(heat, stack_name, 'chain.yaml', 'C')
     wait_held(heat, stack_name, 'C', 'DELETE_IN_PROGRESS')
     utils.wait_resource(heat, stack_name, 'D', 'DELETE_COMPLETE')
     found = utils.resources(heat, stack_name)

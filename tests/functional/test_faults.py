@@ -39,8 +39,7 @@ from heatclient_ext.v1 import manager as bp_v1
 from tests.functional import conftest
 from tests.functional import utils
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-WEB = os.path.join(HERE, '..', '..', 'examples', 'web_server.yaml')
+WEB = utils.example('web_server.yaml')
 SECRET = 'Sup3rS3cretPw'
 # A rule given at start: no resource of these tests is named like it.
 START_RULES = [{'resource': 'never_*', 'effect': 'hang'}]

@@ -29,8 +29,7 @@ from heat_breakpoint.server import fixture
 from tests.functional import conftest
 from tests.functional import utils
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-WEB = os.path.join(HERE, '..', '..', 'examples', 'web_server.yaml')
+WEB = utils.example('web_server.yaml')
 
 NETWORKED = {
     'heat_template_version': '2021-04-16',

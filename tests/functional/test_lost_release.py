@@ -30,7 +30,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import time
 
 import pytest
@@ -52,19 +51,11 @@ STUCK_SECONDS = 15
 RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
-def _chain(names):
-    resources = {names[0]: {'type': 'OS::Heat::TestResource',
-                            'properties': {'value': 'one'}}}
-    for before, name in zip(names, names[1:]):
-        resources[name] = {'type': 'OS::Heat::TestResource',
-                           'properties': {'value': {
-                               'get_attr': [before, 'output']}}}
-    return {'heat_template_version': '2018-08-31', 'resources': resources}
+_chain = utils.chain_template
 
 
 def _db(server):
-    return sqlite3.connect(os.path.join(server.state_dir, 'heat.sqlite'),
-                           timeout=30)
+    return utils.heat_db(server)
 
 
 def _cut_server(tmp_path, monkeypatch, cut, stuck=None):

@@ -22,20 +22,15 @@ import json
 
 from tests.functional import test_client_cli as cli
 from tests.functional import test_engine
+from tests.functional import test_live_list
 from tests.functional import utils
 
 TIER = ('tier.yaml',)
 MEMBER = ('member.yaml',)
 
 
-def bp(server, *argv):
-    return cli.osc(server, 'stack', 'breakpoint', *argv)
-
-
-def ok(server, *argv):
-    code, out, err = bp(server, *argv)
-    assert code == 0, err
-    return out
+bp = test_live_list.bp
+ok = test_live_list.ok
 
 
 def fails(server, *argv):

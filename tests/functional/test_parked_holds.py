@@ -35,6 +35,7 @@ from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 from tests.functional import conftest
+from tests.functional import test_engine
 from tests.functional import utils
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), 'templates')
@@ -124,12 +125,7 @@ def held_resources(hc, stack):
             reasons.parse_held(r.resource_status_reason)}
 
 
-def wait_held(hc, stack, name, status='CREATE_IN_PROGRESS', timeout=60):
-    def held():
-        rsrc = hc.resources.get(stack, name)
-        return (rsrc.resource_status == status and
-                reasons.parse_held(rsrc.resource_status_reason) and rsrc)
-    return utils.wait_for(held, timeout, what='%s held' % name)
+wait_held = test_engine.wait_held
 
 
 def timed_create(hc, name, tmpl, timeout=120):
@@ -165,19 +161,28 @@ def breakpoint_list(server, stack):
     return json.loads(out)
 
 
+def baseline_then_held_stacks(hc):
+    """(seconds, names): a fan-out's create alone, then HELD_STACKS more.
+
+    The seconds are the normal time of a stack of that shape on this
+    server; the stacks named are created, not waited for, each with a
+    breakpoint on its dependents.
+    """
+    baseline = timed_create(hc, 'control-before', fan_out(DEPENDENTS))
+    names = ['held-%02d' % i for i in range(HELD_STACKS)]
+    for name in names:
+        hc.stacks.create(stack_name=name, template=fan_out(DEPENDENTS),
+                         environment=breakpoint_env('d*'))
+    return baseline, names
+
+
 # -- 1. a held resource costs no engine thread ----------------------------
 
 def test_100_parked_holds_do_not_starve_a_pool_of_8():
     pool = '[DEFAULT]\nexecutor_thread_pool_size = %d\n' % POOL_SIZE
     with local_heat('pool8', pool) as server:
         hc = server.client()
-        # The normal time of a stack of the same shape, on this server.
-        baseline = timed_create(hc, 'control-before', fan_out(DEPENDENTS))
-
-        names = ['held-%02d' % i for i in range(HELD_STACKS)]
-        for name in names:
-            hc.stacks.create(stack_name=name, template=fan_out(DEPENDENTS),
-                             environment=breakpoint_env('d*'))
+        baseline, names = baseline_then_held_stacks(hc)
 
         def all_held():
             counts = {n: len(held_resources(hc, n)) for n in names}
@@ -250,11 +255,7 @@ def test_stock_hooks_with_plugin_disabled_starve_a_pool_of_8():
             '[breakpoint]\nenabled = false\n' % POOL_SIZE)
     with local_heat('stock', conf, kill=True) as server:
         hc = server.client()
-        baseline = timed_create(hc, 'control-before', fan_out(DEPENDENTS))
-        names = ['held-%02d' % i for i in range(HELD_STACKS)]
-        for name in names:
-            hc.stacks.create(stack_name=name, template=fan_out(DEPENDENTS),
-                             environment=breakpoint_env('d*'))
+        baseline, names = baseline_then_held_stacks(hc)
 
         def paused():
             return sum(1 for n in names for e in hc.events.list(n)

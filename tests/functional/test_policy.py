@@ -442,8 +442,7 @@ def test_osc_watch_as_reader(rbac, held_stack, monkeypatch):
         result.text
 
 
-@pytest.mark.skipif(shutil.which('tmux') is None,
-                    reason='tmux is not installed')
+@test_watch_interactive.NEEDS_TMUX
 def test_reader_watch_interactive_in_a_terminal(rbac, held_stack):
     """As a person types: the prompt shows, each release says 403."""
     pane = test_watch_interactive.Pane(as_caller(rbac, READER), [

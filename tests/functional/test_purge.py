@@ -19,7 +19,6 @@ stack.
 """
 
 import os
-import sqlite3
 import subprocess
 import sys
 
@@ -35,8 +34,7 @@ MANAGE = os.path.join(os.path.dirname(sys.executable),
 
 
 def _db(server):
-    path = os.path.join(server.state_dir, 'heat.sqlite')
-    return sqlite3.connect('file:%s?mode=ro' % path, uri=True, timeout=30)
+    return utils.heat_db(server, read_only=True)
 
 
 def our_rows(server, root_id, traversal=None):
@@ -155,8 +153,7 @@ def manage(server, *argv):
 def test_manage_purge_removes_rows_of_stacks_gone(heat_server):
     # What an engine killed mid-operation leaves: rows about a stack that
     # is no more (heat-manage purge_deleted removed it).
-    path = os.path.join(heat_server.state_dir, 'heat.sqlite')
-    with sqlite3.connect(path, timeout=30) as db:
+    with utils.heat_db(heat_server) as db:
         db.execute("INSERT INTO breakpoint_operation (root_stack_id, "
                    "traversal, mode, created_at) VALUES ('gone', 't', "
                    "'continue', '2026-01-01 00:00:00')")

@@ -194,10 +194,8 @@ def other_sections():
 
 @pytest.fixture(scope='module')
 def server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-readme-')
-    local = conftest.LocalHeatProcess(state_dir).start(reset=True)
-    yield local
-    local.remove()
+    with conftest.local_heat('heat-breakpoint-readme-') as local:
+        yield local
 
 
 def run(server, argv, monkeypatch):
@@ -331,10 +329,8 @@ def test_the_readme_points_at_each_guide():
 
 @pytest.fixture(scope='module')
 def other_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-readme-more-')
-    local = conftest.LocalHeatProcess(state_dir).start(reset=True)
-    yield local
-    local.remove()
+    with conftest.local_heat('heat-breakpoint-readme-more-') as local:
+        yield local
 
 
 def run_line(server, argv, monkeypatch, scratch):

@@ -18,9 +18,7 @@ was still listed, and every later ``continue`` was refused by Heat (``The
 flag is deleted as such an engine left it, on the real local Heat.
 """
 
-import os
 import re
-import sqlite3
 
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import protocol
@@ -32,19 +30,11 @@ from tests.functional import utils
 RELEASED = re.compile(r'^Breakpoint .+ released \(')
 
 
-def _chain(names):
-    resources = {names[0]: {'type': 'OS::Heat::TestResource',
-                            'properties': {'value': 'one'}}}
-    for before, name in zip(names, names[1:]):
-        resources[name] = {'type': 'OS::Heat::TestResource',
-                           'properties': {'value': {
-                               'get_attr': [before, 'output']}}}
-    return {'heat_template_version': '2018-08-31', 'resources': resources}
+_chain = utils.chain_template
 
 
 def _clear_flag_as_a_dead_engine_did(server, name):
-    path = os.path.join(server.state_dir, 'heat.sqlite')
-    with sqlite3.connect(path, timeout=30) as db:
+    with utils.heat_db(server) as db:
         gone = db.execute(
             "DELETE FROM resource_data WHERE key = 'pre-create' AND "
             "resource_id IN (SELECT id FROM resource WHERE name = ?)",

@@ -22,7 +22,6 @@ thread served the release (a stock hook clear is served on a thread of
 Heat's own).
 """
 
-import os
 import uuid
 
 import pytest
@@ -33,8 +32,7 @@ from heat_breakpoint.server import fixture
 from tests.functional import conftest
 from tests.functional import utils
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-WEB = os.path.join(HERE, '..', '..', 'examples', 'web_server.yaml')
+WEB = utils.example('web_server.yaml')
 
 HANDLE = {
     'heat_template_version': '2021-04-16',
@@ -122,6 +120,20 @@ def _held(hc, stack, name):
     utils.wait_for(held, 120, what='%s held' % name)
 
 
+def _created_held(server, tmp_path, kind, prefix, flag):
+    """A stack of KIND created with FLAG on its resource, that one held.
+
+    (client, stack, held resource, resource signalled to finish).
+    """
+    template, held, signalled = KINDS[kind]
+    hc = server.client()
+    stack = '%s-%s' % (prefix, uuid.uuid4().hex[:6])
+    _osc(server, 'stack', 'create', stack, '-t',
+         _template_file(tmp_path, template), flag, held)
+    _held(hc, stack, held)
+    return hc, stack, held, signalled
+
+
 def _finish(server, hc, stack, signalled):
     if signalled:
         hc.resources.signal(stack, signalled, data={'status': 'SUCCESS'})
@@ -131,12 +143,8 @@ def _finish(server, hc, stack, signalled):
 @pytest.mark.parametrize('release', RELEASES)
 @pytest.mark.parametrize('kind', sorted(KINDS))
 def test_released_breakpoint_completes(server, tmp_path, kind, release):
-    template, held, signalled = KINDS[kind]
-    hc = server.client()
-    stack = 'signals-%s' % uuid.uuid4().hex[:6]
-    _osc(server, 'stack', 'create', stack, '-t',
-         _template_file(tmp_path, template), '--breakpoint', held)
-    _held(hc, stack, held)
+    hc, stack, held, signalled = _created_held(
+        server, tmp_path, kind, 'signals', '--breakpoint')
     if release == 'hook-clear':
         _osc(server, 'stack', 'hook', 'clear', stack, held)
     else:
@@ -154,12 +162,8 @@ def test_released_breakpoint_completes(server, tmp_path, kind, release):
 @pytest.mark.parametrize('kind', sorted(KINDS))
 def test_stock_hook_on_the_same_resource_completes(server, tmp_path, kind):
     """What a released breakpoint is compared with: Heat's own hook."""
-    template, held, signalled = KINDS[kind]
-    hc = server.client()
-    stack = 'stock-%s' % uuid.uuid4().hex[:6]
-    _osc(server, 'stack', 'create', stack, '-t',
-         _template_file(tmp_path, template), '--pre-create', held)
-    _held(hc, stack, held)
+    hc, stack, held, signalled = _created_held(
+        server, tmp_path, kind, 'stock', '--pre-create')
     _osc(server, 'stack', 'hook', 'clear', stack, held)
     assert _wait_done(hc, stack, held)[0] == 'CREATE_COMPLETE'
     _finish(server, hc, stack, signalled)

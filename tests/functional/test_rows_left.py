@@ -21,7 +21,6 @@ without the named configuration file the commands say what is wrong.
 """
 
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -102,8 +101,7 @@ def test_no_rows_left_after_cancelled_and_released_replacements(own_server):
 
 
 def test_purge_finds_an_orphan(own_server):
-    path = os.path.join(own_server.state_dir, 'heat.sqlite')
-    with sqlite3.connect(path, timeout=30) as db:
+    with utils.heat_db(own_server) as db:
         db.execute("INSERT INTO resource_data (created_at, key, value, "
                    "redact, resource_id) VALUES ('2026-01-01 00:00:00', "
                    "'breakpoint_planned', '{}', 0, 999999)")

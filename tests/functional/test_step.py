@@ -36,14 +36,27 @@ def wait_held_set(heat, stack, names, timeout=60):
                           timeout, what='held %s' % sorted(names))
 
 
+def create_held(heat, stack, tmpl, *bps):
+    """Create the stack with BPS; wait until the first alone is held."""
+    test_engine.create(heat, stack, tmpl, *bps)
+    wait_held_set(heat, stack, bps[:1])
+
+
+def continue_until_gone(heat_server, heat, stack):
+    """Continue a held delete; wait until Heat lists the stack no more."""
+    osc(heat_server, 'continue', stack)
+    utils.wait_for(lambda: stack not in
+                   {s.stack_name for s in heat.stacks.list()}, 60,
+                   what='stack deleted')
+
+
 def physical_ids(heat, stack):
     return {r.resource_name: r.physical_resource_id
             for r in heat.resources.list(stack)}
 
 
 def test_step_through_a_chain(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'B')
-    wait_held_set(heat, stack_name, ['B'])
+    create_held(heat, stack_name, 'chain.yaml', 'B')
     traversal_events = len(heat.events.list(stack_name))
 
     osc(heat_server, 'step', stack_name, 'B')
@@ -73,8 +86,7 @@ def test_step_through_a_chain(heat_server, heat, stack_name):
 
 
 def test_step_through_a_diamond(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'diamond.yaml', 'A')
-    wait_held_set(heat, stack_name, ['A'])
+    create_held(heat, stack_name, 'diamond.yaml', 'A')
     osc(heat_server, 'step', stack_name, 'A')
     wait_held_set(heat, stack_name, ['B', 'C'])
     osc(heat_server, 'step', stack_name)
@@ -103,15 +115,11 @@ def test_step_during_update_and_delete(heat_server, heat, stack_name):
     osc(heat_server, 'step', stack_name, 'B')
     # Delete walks the graph backwards: B's requirement holds next.
     test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def test_continue_to_set_and_clear(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'B', 'C')
-    wait_held_set(heat, stack_name, ['A'])
+    create_held(heat, stack_name, 'chain.yaml', 'A', 'B', 'C')
     # Disarm B for this operation; arm D, which no breakpoint names.
     out = osc(heat_server, 'clear', stack_name, 'B', '-f', 'value')
     assert out.split() == ['B', 'disarmed']
@@ -155,8 +163,7 @@ def test_step_into_and_out_of_nested_stacks(heat_server, heat, stack_name):
 def test_two_clients_stepping_at_once_make_one_step(heat_server, heat,
                                                     stack_name):
     import threading
-    test_engine.create(heat, stack_name, 'chain.yaml', 'B')
-    wait_held_set(heat, stack_name, ['B'])
+    create_held(heat, stack_name, 'chain.yaml', 'B')
     results = []
 
     def step():
@@ -180,10 +187,7 @@ def test_two_clients_stepping_at_once_make_one_step(heat_server, heat,
 def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
                                                        stack_name):
     # The environment holds C before its delete (D is deleted first).
-    test_engine.create(heat, stack_name, 'chain.yaml', 'C',
-                       actions=['delete'])
-    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    heat.stacks.delete(stack_name)
+    test_engine.create_then_delete(heat, stack_name, 'chain.yaml', 'C')
     test_engine.wait_held(heat, stack_name, 'C', 'DELETE_IN_PROGRESS')
     manager = bp_v1.BreakpointManager(heat)
     # A is not deleted yet (it waits for B, which waits for C).
@@ -199,10 +203,7 @@ def test_set_during_a_delete_holds_where_the_list_says(heat_server, heat,
     test_engine.wait_held(heat, stack_name, 'A', 'DELETE_IN_PROGRESS')
     assert utils.resources(heat, stack_name)['B'].resource_status == \
         'DELETE_COMPLETE'
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
@@ -225,10 +226,7 @@ def test_set_holds_in_a_delete_started_without_breakpoints(heat_server,
         'DELETE_COMPLETE'
     assert utils.resources(heat, stack_name)['A'].resource_status == \
         'CREATE_COMPLETE'
-    osc(heat_server, 'continue', stack_name)
-    utils.wait_for(lambda: stack_name not in
-                   {s.stack_name for s in heat.stacks.list()}, 60,
-                   what='stack deleted')
+    continue_until_gone(heat_server, heat, stack_name)
 
 
 def why_of(manager, stack, name):
@@ -237,8 +235,7 @@ def why_of(manager, stack, name):
 
 
 def test_run_to_target_is_named_after_a_step(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'slow_b_chain.yaml', 'A')
-    wait_held_set(heat, stack_name, ['A'])
+    create_held(heat, stack_name, 'slow_b_chain.yaml', 'A')
     manager = bp_v1.BreakpointManager(heat)
     osc(heat_server, 'continue', stack_name, '--to', 'C')
     utils.wait_for(lambda: utils.resources(heat, stack_name)[
@@ -255,8 +252,7 @@ def test_run_to_target_is_named_after_a_step(heat_server, heat, stack_name):
 
 def test_a_step_keeps_the_after_rule_set_there(heat_server, heat,
                                                stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'A')
-    wait_held_set(heat, stack_name, ['A'])
+    create_held(heat, stack_name, 'chain.yaml', 'A')
     manager = bp_v1.BreakpointManager(heat)
     assert manager.set(stack_name, 'B', when='after') == 'armed'
     osc(heat_server, 'step', stack_name, 'A')  # arms B before

@@ -25,6 +25,7 @@ import threading
 import time
 from unittest import mock
 
+import pytest
 import requests
 
 from heatclient_ext.terminal import watch_session as watch_v1
@@ -130,10 +131,7 @@ def test_watch_prints_a_line_per_change_and_exits_0(heat_server, heat,
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     wait_held(heat_server, stack_name, NODES)
 
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     out = '\n'.join(lines)
     assert 'held: node_1, node_2, node_3, node_4' in lines[0]
     assert '1 of 6 done' in lines[0]
@@ -207,16 +205,10 @@ def test_watch_works_without_the_view(heat_server, heat, stack_name):
 
 def test_watch_follows_a_delete_until_the_stack_is_gone(heat_server, heat,
                                                         stack_name):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'base',
-                       actions=['delete'])
-    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
-    heat.stacks.delete(stack_name)
+    test_engine.create_then_delete(heat, stack_name, 'nodes.yaml', 'base')
     wait_held(heat_server, stack_name, ['base'])
 
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     out = '\n'.join(lines)
     assert '5 of 6 done' in lines[0] and 'held: base' in lines[0]
     assert lines[-1] == 'Stack %s DELETE_COMPLETE' % stack_name
@@ -246,37 +238,37 @@ def watch_answering(heat_server, stack, answers):
         return watch(heat_server, stack, '-i')
 
 
-def test_interactive_clear_set_and_release_by_name(heat_server, heat,
-                                                   stack_name):
+@pytest.mark.parametrize('answers, told', [
+    pytest.param('clear C\nset D\nX\nA\nc\n', (
+        'cleared C (disarmed)',
+        'armed D for the rest of this operation',
+        'error: X is not held (held: A)',
+        'released A (clear)',
+        'Release D?',
+        'released D (continue)'), id='clear_set_and_release_by_name'),
+    pytest.param('to D\nD\n', (
+        'running to D: released A',
+        'Release D?',
+        'released D (clear)'), id='run_to'),
+])
+def test_interactive_answers(heat_server, heat, stack_name, answers, told):
     # chain A -> B -> C -> D, breakpoints A and C; answers piped in.
     test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
     wait_held(heat_server, stack_name, ['A'])
-    code, out, err = watch_answering(heat_server, stack_name,
-                                     'clear C\nset D\nX\nA\nc\n')
+    code, out, err = watch_answering(heat_server, stack_name, answers)
     assert code == 0, (err, out)
-    for said in ('cleared C (disarmed)',
-                 'armed D for the rest of this operation',
-                 'error: X is not held (held: A)',
-                 'released A (clear)',
-                 'Release D?',
-                 'released D (continue)',
-                 'Stack %s CREATE_COMPLETE' % stack_name):
+    for said in told + ('Stack %s CREATE_COMPLETE' % stack_name,):
         assert said in out, (said, out)
     assert hits(heat, stack_name) == ['A', 'D']
 
 
-def test_interactive_run_to(heat_server, heat, stack_name):
-    test_engine.create(heat, stack_name, 'chain.yaml', 'A', 'C')
-    wait_held(heat_server, stack_name, ['A'])
-    code, out, err = watch_answering(heat_server, stack_name,
-                                     'to D\nD\n')
-    assert code == 0, (err, out)
-    for said in ('running to D: released A',
-                 'Release D?',
-                 'released D (clear)',
-                 'Stack %s CREATE_COMPLETE' % stack_name):
-        assert said in out, (said, out)
-    assert hits(heat, stack_name) == ['A', 'D']
+def watch_while_continued(heat_server, heat, stack):
+    """The lines of a ``watch`` that ends well while the stack continues."""
+    code, lines, err = watch_lines_while(
+        heat_server, stack,
+        lambda: bp_v1.BreakpointManager(heat).continue_(stack))
+    assert code == 0, (err, lines)
+    return lines
 
 
 def watch_lines_while(heat_server, stack, act, *extra):
@@ -315,10 +307,7 @@ def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
     test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
                          when=breakpoints.FAILED, disable_rollback=False)
     test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
-    code, lines, err = watch_lines_while(
-        heat_server, stack_name,
-        lambda: bp_v1.BreakpointManager(heat).continue_(stack_name))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, stack_name)
     rollback = [DONE.search(line).groups() for line in lines
                 if ' ROLLBACK_' in line and DONE.search(line)]
     assert rollback, lines
@@ -329,14 +318,9 @@ def test_a_rollback_and_a_delete_are_counted(heat_server, heat, stack_name):
 
     # a delete held at D, the first it deletes: the rows go as it runs
     deleted = stack_name + '-d'
-    test_engine.create(heat, deleted, 'chain.yaml', 'D', actions=['delete'])
-    utils.wait_stack(heat, deleted, 'CREATE_COMPLETE')
-    heat.stacks.delete(deleted)
+    test_engine.create_then_delete(heat, deleted, 'chain.yaml', 'D')
     wait_held(heat_server, deleted, ['D'])
-    code, lines, err = watch_lines_while(
-        heat_server, deleted,
-        lambda: bp_v1.BreakpointManager(heat).continue_(deleted))
-    assert code == 0, (err, lines)
+    lines = watch_while_continued(heat_server, heat, deleted)
     totals = [int(DONE.search(line).group(2)) for line in lines
               if DONE.search(line)]
     assert totals and totals[0] == 4 and set(totals) == {4}, lines

@@ -34,8 +34,10 @@ import requests
 from tests.functional import test_engine
 from tests.functional import utils
 
-pytestmark = pytest.mark.skipif(shutil.which('tmux') is None,
+#: For a test of a real terminal, here and in other modules.
+NEEDS_TMUX = pytest.mark.skipif(shutil.which('tmux') is None,
                                 reason='tmux is not installed')
+pytestmark = NEEDS_TMUX
 NODES = ('node_1', 'node_2', 'node_3', 'node_4')
 BIN = os.path.dirname(sys.executable)
 
@@ -128,11 +130,16 @@ def states(heat, stack):
             for name, res in utils.resources(heat, stack).items()}
 
 
-def test_release_one_node_at_a_time_with_enter_then_continue(
-        heat_server, heat, stack_name, panes):
+def nodes_held(heat_server, heat, stack_name):
+    """Create the four nodes with a breakpoint each; wait until all hold."""
     test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
     utils.wait_for(lambda: held(heat_server, stack_name) == list(NODES),
                    90, what='the four nodes held')
+
+
+def test_release_one_node_at_a_time_with_enter_then_continue(
+        heat_server, heat, stack_name, panes):
+    nodes_held(heat_server, heat, stack_name)
     argv = ('openstack', 'stack', 'breakpoint', 'watch', '-i', stack_name,
             '--interval', '0.5')
 

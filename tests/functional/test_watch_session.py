@@ -52,11 +52,16 @@ def second_terminal(server, panes, *argv):
     return pane.wait('EXIT=', timeout=120)
 
 
+def held_on_failure(heat, stack_name):
+    """fail_fan.yaml created with a breakpoint on f's failure, f held."""
+    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
+                         when=breakpoints.FAILED)
+    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+
+
 def test_prompt_follows_what_another_terminal_releases(
         heat_server, heat, stack_name, panes):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
-    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
-                   list(NODES), 90, what='the four nodes held')
+    interactive.nodes_held(heat_server, heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     first = elapsed(pane.wait('Release node_1?'))
@@ -88,9 +93,7 @@ def test_prompt_follows_what_another_terminal_releases(
 
 def test_a_newer_update_ends_the_prompt_of_the_replaced_one(
         heat_server, heat, stack_name, panes):
-    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
-                         when=breakpoints.FAILED)
-    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    held_on_failure(heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     pane.wait('f failed. Retry it?')
@@ -153,9 +156,7 @@ def test_update_interactive_left_with_q_names_the_watch_to_resume(
 
 def test_a_failure_hold_is_a_failure_retried_from_the_prompt(
         heat_server, heat, stack_name, panes):
-    test_outcomes.create(heat, stack_name, 'fail_fan.yaml', 'f',
-                         when=breakpoints.FAILED)
-    test_outcomes.wait_held_row(heat, stack_name, 'f', breakpoints.FAILED)
+    held_on_failure(heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     screen = pane.wait('f failed. Retry it? [Enter: retry it')
@@ -239,9 +240,7 @@ def test_watch_at_depth_0_says_what_is_held_deeper(heat_server, heat,
 
 def test_a_small_terminal_keeps_the_header_and_whole_names(
         heat_server, heat, stack_name, panes):
-    test_engine.create(heat, stack_name, 'nodes.yaml', 'node_*')
-    utils.wait_for(lambda: interactive.held(heat_server, stack_name) ==
-                   list(NODES), 90, what='the four nodes held')
+    interactive.nodes_held(heat_server, heat, stack_name)
     pane = interactive.watch_pane(heat_server, panes,
                                   *watch_argv(stack_name))
     pane.tmux('resize-window', '-t', pane.session, '-x', '60', '-y', '15')

@@ -9,8 +9,12 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""Small waits and look-ups shared by the functional tests."""
+"""Small waits, look-ups and runs shared by the functional tests."""
 
+import os
+import sqlite3
+import subprocess
+import sys
 import time
 
 
@@ -69,3 +73,43 @@ def events(hc, stack, resource=None):
         if resource is None:
             raise
         return []  # Heat answers 404 for a resource with no event yet
+
+
+def chain_template(names):
+    """``OS::Heat::TestResource`` each taking the output of the one before.
+
+    The first one's value is ``one``; each waits for the one before it.
+    """
+    resources = {names[0]: {'type': 'OS::Heat::TestResource',
+                            'properties': {'value': 'one'}}}
+    for before, name in zip(names, names[1:]):
+        resources[name] = {'type': 'OS::Heat::TestResource',
+                           'properties': {'value': {
+                               'get_attr': [before, 'output']}}}
+    return {'heat_template_version': '2018-08-31', 'resources': resources}
+
+
+def heat_breakpoint(server, *argv):
+    """The console script in a subprocess: (exit code, stdout, stderr)."""
+    env = dict(os.environ, **server.env)
+    proc = subprocess.run(
+        [sys.executable, '-c',
+         'import sys; from heatclient_ext.shell import main; '
+         'sys.exit(main())'] + list(argv),
+        env=env, capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def heat_db(server, read_only=False):
+    """The local server's SQLite database (Heat's tables and ours)."""
+    path = os.path.join(server.state_dir, 'heat.sqlite')
+    if read_only:
+        return sqlite3.connect('file:%s?mode=ro' % path, uri=True,
+                               timeout=30)
+    return sqlite3.connect(path, timeout=30)
+
+
+def example(name):
+    """The path of a file of the project's ``examples`` folder."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                        '..', 'examples', name)

@@ -17,14 +17,12 @@ of the run by :func:`pytest_terminal_summary`.
 """
 
 import os
-import shutil
-import tempfile
 import time
 
 import pytest
 
 from tests.functional.conftest import heat_server  # noqa: F401
-from tests.functional.conftest import LocalHeatProcess
+from tests.functional.conftest import stock_heat
 from tests.interaction import dimensions
 from tests.interaction import pairwise
 
@@ -33,16 +31,8 @@ _STARTED = time.monotonic()
 
 @pytest.fixture(scope='session')
 def stock_server():
-    state_dir = tempfile.mkdtemp(prefix='heat-breakpoint-interaction-')
-    conf = os.path.join(state_dir, 'stock.conf')
-    with open(conf, 'w') as out:
-        out.write('[breakpoint]\nenabled = false\n')
-    server = LocalHeatProcess(os.path.join(state_dir, 'state'),
-                              config_files=[conf])
-    server.start(reset=True)
-    yield server
-    server.remove()
-    shutil.rmtree(state_dir, ignore_errors=True)
+    with stock_heat('heat-breakpoint-interaction-') as server:
+        yield server
 
 
 @pytest.fixture(scope='session')

@@ -17,6 +17,24 @@ import pytest
 
 
 @pytest.fixture
+def enforcer():
+    """Heat's policy enforcer under the new defaults (a module may override).
+
+    No heat.conf, no policy file: Heat's defaults in code, ours added.
+    """
+    from heat.common import policy as heat_policy
+    from oslo_config import cfg
+    cfg.CONF([], project='heat', default_config_files=[],
+             default_config_dirs=[])
+    made = heat_policy.Enforcer()
+    cfg.CONF.set_override('enforce_new_defaults', True, group='oslo_policy')
+    try:
+        yield made
+    finally:
+        cfg.CONF.clear_override('enforce_new_defaults', group='oslo_policy')
+
+
+@pytest.fixture
 def db():
     """An in-memory SQLite database as Heat's, with our tables in it.
 

@@ -25,6 +25,7 @@ import webob
 from heat_breakpoint.api import filter as api_filter
 from heat_breakpoint.model import breakpoints as bp
 from heat_breakpoint.model import registry
+from tests.unit import env_hooks
 
 TEMPLATE = {
     'heat_template_version': '2018-08-31',
@@ -85,11 +86,7 @@ def fault_message(response) -> str:
     return fault['error']['message']
 
 
-def registry_hooks(env, *segments):
-    node = env['resource_registry']['resources']
-    for segment in segments:
-        node = node[segment]
-    return node['hooks']
+registry_hooks = env_hooks.hooks_at
 
 
 class TestRewrite(object):

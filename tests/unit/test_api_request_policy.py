@@ -20,8 +20,6 @@ from unittest import mock
 
 from heat.common import context as heat_context
 from heat.common import exception
-from heat.common import policy as heat_policy
-from oslo_config import cfg
 import pytest
 import webob
 
@@ -37,19 +35,6 @@ CREATE = json.dumps({
                  'resources': {'a': {'type': 'OS::Heat::None'}}},
     'environment': {'breakpoints': ['a']}}).encode()
 SIGNAL_PATH = '/p1/stacks/s/0b1c/resources/a/signal'
-
-
-@pytest.fixture
-def enforcer():
-    # No heat.conf, no policy file: Heat's defaults in code, ours added.
-    cfg.CONF([], project='heat', default_config_files=[],
-             default_config_dirs=[])
-    made = heat_policy.Enforcer()
-    cfg.CONF.set_override('enforce_new_defaults', True, group='oslo_policy')
-    try:
-        yield made
-    finally:
-        cfg.CONF.clear_override('enforce_new_defaults', group='oslo_policy')
 
 
 def request(enforcer, path, body, roles, project='p1', method='POST'):

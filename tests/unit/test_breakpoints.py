@@ -24,6 +24,7 @@ from heat_breakpoint.model.breakpoints import Breakpoint
 from heat_breakpoint.model.breakpoints import BreakpointError
 from heat_breakpoint.model import envfile
 from heat_breakpoint.model import registry
+from tests.unit import env_hooks
 
 FAST = hypothesis.settings(max_examples=200, deadline=None)
 
@@ -38,11 +39,7 @@ def _raises(call, *args) -> str:
     return message
 
 
-def _hooks_at(env, *segments):
-    node = env['resource_registry']['resources']
-    for segment in segments:
-        node = node[segment]
-    return node['hooks']
+_hooks_at = env_hooks.hooks_at
 
 
 # ---------------------------------------------------------------------------
@@ -676,27 +673,31 @@ _USER_ENV = st.fixed_dictionaries({}, optional={
 })
 
 
+def _returns_or_says_one_line(function, value, good):
+    """FUNCTION(VALUE) is GOOD, or raises a one-line BreakpointError only."""
+    try:
+        result = function(value)
+    except BreakpointError as error:
+        assert '\n' not in str(error)
+    else:
+        assert good(result), result
+
+
 class TestProperties(object):
 
     @FAST
     @hypothesis.given(_JSON_LIKE)
     def test_parse_section_raises_only_breakpoint_error(self, value):
-        try:
-            result = bp.parse_section(value)
-        except BreakpointError as error:
-            assert '\n' not in str(error)
-        else:
-            assert all(isinstance(b, Breakpoint) for b in result)
+        _returns_or_says_one_line(
+            bp.parse_section, value,
+            lambda result: all(isinstance(b, Breakpoint) for b in result))
 
     @FAST
     @hypothesis.given(_YAML_TEXT | st.binary(max_size=60))
     def test_load_environment_text_raises_only_breakpoint_error(self, text):
-        try:
-            env = envfile.load_environment_text(text)
-        except BreakpointError as error:
-            assert '\n' not in str(error)
-        else:
-            assert isinstance(env, dict)
+        _returns_or_says_one_line(
+            envfile.load_environment_text, text,
+            lambda env: isinstance(env, dict))
 
     @FAST
     @hypothesis.given(_USER_ENV, _BREAKPOINTS)

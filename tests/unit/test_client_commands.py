@@ -16,7 +16,6 @@ legacy shell runs through its ``main()`` with only the heatclient
 ``Client`` replaced.
 """
 
-import io
 import json
 from unittest import mock
 
@@ -28,14 +27,10 @@ from heat_breakpoint.model import protocol
 from heat_breakpoint.model import reasons
 from heat_breakpoint.model import registry
 from heatclient_ext import fakes
-from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
+from tests.unit import osc_app
 
-COMMANDS = {
-    'list': osc_bp.ListBreakpoint, 'show': osc_bp.ShowBreakpoint,
-    'step': osc_bp.StepBreakpoint, 'continue': osc_bp.ContinueBreakpoint,
-    'clear': osc_bp.ClearBreakpoint, 'set': osc_bp.SetBreakpoint,
-}
+COMMANDS = osc_app.COMMANDS
 
 
 @pytest.fixture
@@ -54,16 +49,7 @@ def heat():
     return fake
 
 
-def osc(heat, verb, *argv):
-    app = mock.Mock()
-    app.command_manager.namespace = 'openstack.cli'
-    app.client_manager.orchestration = heat
-    app.stdout, app.stderr = io.StringIO(), io.StringIO()
-    cmd = COMMANDS[verb](app, None, cmd_name='stack breakpoint ' + verb)
-    args = cmd.get_parser('openstack stack breakpoint ' + verb).parse_args(
-        list(argv))
-    cmd.run(args)
-    return app.stdout.getvalue(), app.stderr.getvalue()
+osc = osc_app.run
 
 
 def test_list_json(heat):

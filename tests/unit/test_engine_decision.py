@@ -53,6 +53,12 @@ def shown(found):
     return [(r.name, r.armed, r.source, r.why) for r in found]
 
 
+def rules_in(env, mode, targets):
+    """The rules of ENV in an operation of MODE with TARGETS stored."""
+    return decision.rules(env, operation_state.State(mode=mode,
+                                                     targets=targets))
+
+
 def test_no_breakpoints_nothing_holds():
     assert held_name(checked('a', ())) is None
 
@@ -194,8 +200,7 @@ def test_set_then_clear_of_a_set_target():
 
 def test_continue_disarms_the_environment_not_later_targets():
     env = bps('a', 'node_*')
-    found = decision.rules(env, operation_state.State(
-        mode=target_kinds.CONTINUE, targets={'x': target_kinds.SET}))
+    found = rules_in(env, target_kinds.CONTINUE, {'x': target_kinds.SET})
     assert {(r.name, r.armed, r.why) for r in found} == {
         ('x', True, ''), ('a', False, 'continue'),
         ('node_*', False, 'continue')}
@@ -205,8 +210,7 @@ def test_continue_disarms_the_environment_not_later_targets():
 
 def test_run_to_arms_only_its_target():
     env = bps('a', 'c')
-    found = decision.rules(env, operation_state.State(
-        mode=target_kinds.RUN_TO, targets={'d': target_kinds.RUN_TO}))
+    found = rules_in(env, target_kinds.RUN_TO, {'d': target_kinds.RUN_TO})
     armed = [r.name for r in found if r.armed]
     assert armed == ['d']
     assert {r.why for r in found if not r.armed} == {'run to d'}
@@ -397,8 +401,7 @@ def test_no_pattern_holds_a_resource_no_release_could_reach():
 def test_run_to_keeps_the_own_breakpoints_of_what_it_runs_to():
     env = (breakpoints.parse_names(['r'], None, breakpoints.CHANGED) +
            breakpoints.parse_names(['x']))
-    found = decision.rules(env, operation_state.State(
-        mode=target_kinds.RUN_TO, targets={'r': target_kinds.RUN_TO}))
+    found = rules_in(env, target_kinds.RUN_TO, {'r': target_kinds.RUN_TO})
     # r holds where its own breakpoint says (only if the update changes
     # it), not before every update; the rest is disarmed.
     rule = decision.decide(found, ('r',), 'update', breakpoints.CHANGED)
@@ -407,8 +410,7 @@ def test_run_to_keeps_the_own_breakpoints_of_what_it_runs_to():
     assert decision.decide(found, ('x',), 'create') is None
     assert decision.explain(found, ('x',), 'create').why == 'run to r'
     # Run to a resource with no breakpoint of its own: held before.
-    found = decision.rules(env, operation_state.State(
-        mode=target_kinds.RUN_TO, targets={'y': target_kinds.RUN_TO}))
+    found = rules_in(env, target_kinds.RUN_TO, {'y': target_kinds.RUN_TO})
     assert decision.decide(found, ('y',), 'update').source == decision.RUN_TO
     assert decision.decide(found, ('r',), 'update',
                            breakpoints.CHANGED) is None

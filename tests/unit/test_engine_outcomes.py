@@ -162,21 +162,23 @@ def test_a_note_of_an_older_operation_is_dropped():
     assert resource_data.RESUME_KEY not in rsrc.data()
 
 
-def test_check_release_refuses_retry_of_a_hold_before():
-    rsrc = FakeResource({resource_data.HOLD_KEY: json.dumps(dict(
-        record('before'), hook='pre-create'))})
+def refused_retry(rsrc):
+    """Why check_release refuses a retry of RSRC's pre-create hook."""
     with pytest.raises(exception.InvalidBreakPointHook) as raised:
         releases.check_release(rsrc, {'unset_hook': 'pre-create',
                                       protocol.SIGNAL_KEY: 'retry'})
-    assert 'not on its failure' in str(raised.value)
+    return str(raised.value)
+
+
+def test_check_release_refuses_retry_of_a_hold_before():
+    rsrc = FakeResource({resource_data.HOLD_KEY: json.dumps(dict(
+        record('before'), hook='pre-create'))})
+    assert 'not on its failure' in refused_retry(rsrc)
 
 
 def test_check_release_refuses_retry_of_a_plain_hook():
     rsrc = FakeResource()
-    with pytest.raises(exception.InvalidBreakPointHook) as raised:
-        releases.check_release(rsrc, {'unset_hook': 'pre-create',
-                                      protocol.SIGNAL_KEY: 'retry'})
-    assert 'f is not held on failure' in str(raised.value)
+    assert 'f is not held on failure' in refused_retry(rsrc)
 
 
 def test_check_release_lets_other_signals_through():

@@ -14,8 +14,6 @@ context, as heat-api does (Heat's own enforcer, no server)."""
 
 from heat.common import context as heat_context
 from heat.common import exception
-from heat.common import policy as heat_policy
-from oslo_config import cfg
 import pytest
 
 from heat_breakpoint.engine import rpc_policy
@@ -23,18 +21,6 @@ from heat_breakpoint.engine.view import listing
 
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
-
-
-@pytest.fixture
-def enforcer():
-    cfg.CONF([], project='heat', default_config_files=[],
-             default_config_dirs=[])
-    made = heat_policy.Enforcer()
-    cfg.CONF.set_override('enforce_new_defaults', True, group='oslo_policy')
-    try:
-        yield made
-    finally:
-        cfg.CONF.clear_override('enforce_new_defaults', group='oslo_policy')
 
 
 def context(enforcer, roles):

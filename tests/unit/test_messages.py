@@ -25,6 +25,7 @@ from heatclient_ext import fakes
 from heatclient_ext.osc import breakpoint as osc_bp
 from heatclient_ext import shell
 from heatclient_ext.v1 import manager as bp_v1
+from tests.unit import osc_app
 
 VERBS = {'list': osc_bp.ListBreakpoint, 'show': osc_bp.ShowBreakpoint,
          'step': osc_bp.StepBreakpoint, 'set': osc_bp.SetBreakpoint,
@@ -104,16 +105,7 @@ def heat():
     return fake
 
 
-def run_osc(heat, verb, *argv):
-    app = mock.Mock()
-    app.command_manager.namespace = 'openstack.cli'
-    app.client_manager.orchestration = heat
-    app.stdout, app.stderr = io.StringIO(), io.StringIO()
-    cmd = VERBS[verb](app, None, cmd_name='stack breakpoint ' + verb)
-    args = cmd.get_parser('openstack stack breakpoint ' + verb).parse_args(
-        list(argv))
-    cmd.run(args)
-    return app.stdout.getvalue(), app.stderr.getvalue()
+run_osc = osc_app.run
 
 
 def test_set_on_idle_stack_suggests_each_shells_spelling(heat, monkeypatch,

@@ -40,8 +40,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
 pytestmark = pytest.mark.filterwarnings(
     'ignore:Policy enforcement is depending on:DeprecationWarning')
 SAMPLE = os.path.join(ROOT, 'etc', 'heat_breakpoint.policy.yaml.sample')
-CHANGING = (rules.STEP, rules.CONTINUE, rules.SET, rules.CLEAR, rules.RETRY,
-            rules.RETAIN)
+CHANGING = rules.EXITS + (rules.SET, rules.CLEAR)
 ROLE_SETS = [list(roles) for n in range(3) for roles in
              itertools.combinations(
                  ['reader', 'member', 'admin', 'heat_stack_user'], n)]

@@ -16,21 +16,16 @@ The Keystone tier runs it against a real Keystone
 configuration it writes and the lines it prints, without one.
 """
 
-import configparser
-
 import pytest
 
 from heat_breakpoint.server import cli
 from heat_breakpoint.server import config
+from tests import policy_roles
 
 ENV = {'OS_USERNAME': 'heat', 'OS_PASSWORD': 'secret'}
 
 
-def read(path):
-    parsed = configparser.RawConfigParser()
-    parsed.optionxform = str
-    parsed.read(path)
-    return parsed
+read = policy_roles.read_paste
 
 
 def test_heat_conf_with_keystone(tmp_path):

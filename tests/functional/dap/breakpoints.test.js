@@ -21,8 +21,7 @@ const CHAIN = h.template('chain.yaml');
 
 describe('line breakpoints on a chain', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('stops at b with its inputs, the hidden one masked; next stops at c',
     async function () {

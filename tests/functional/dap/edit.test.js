@@ -66,8 +66,7 @@ async function stoppedAtVol(dc, rec, file, name) {
 
 describe('fix and go on from the editor', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('a template saved while stopped is applied at Continue',
     async function () {

@@ -22,8 +22,7 @@ const FAN = h.template('fail_fan.yaml');
 
 describe('the failures exception filter', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('stops at f with its error, restartFrame retries it', async function () {
     const init = await dc.initializeRequest();

@@ -23,8 +23,7 @@ const SERVERS = h.template('servers.yaml');
 
 describe('fault rules in the launch configuration', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('fails the server once, as the cloud would', async function () {
     await dc.initializeRequest();

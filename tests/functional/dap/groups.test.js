@@ -22,8 +22,7 @@ const MEMBER = h.template('member.yaml');
 
 describe('a resource group', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('a line of member.yaml holds in every member', async function () {
     const set = await h.launch(dc, rec, {

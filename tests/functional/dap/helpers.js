@@ -83,6 +83,14 @@ function client() {
   return { dc, rec };
 }
 
+// A fresh client for each test of the calling describe block: made and
+// started before the test (handed to `use` first), stopped after it.
+function clientPerTest(use) {
+  let made;
+  beforeEach(() => { made = client(); use(made); return made.dc.start(); });
+  afterEach(() => (made ? made.dc.stop() : null));
+}
+
 // initialize, launch, and the configuration sequence once `initialized`
 // arrives (breakpoints first, then configurationDone).
 async function launch(dc, rec, args, configure) {
@@ -121,6 +129,6 @@ async function stackStatus(name) {
 }
 
 module.exports = {
-  ENDPOINT, TIMEOUT, template, keyLine, stackName, client, launch, frames,
-  scopes, Recorder, stackStatus,
+  ENDPOINT, TIMEOUT, template, keyLine, stackName, client, clientPerTest,
+  launch, frames, scopes, Recorder, stackStatus,
 };

@@ -25,8 +25,7 @@ const CHAIN = h.template('chain.yaml');
 
 describe('stepping, entry and pause', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('stepIn on nest stops at inner_a in tier.yaml', async function () {
     await h.launch(dc, rec, {

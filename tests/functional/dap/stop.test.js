@@ -23,8 +23,7 @@ const CHAIN = h.template('chain.yaml');
 
 describe('Stop on a create', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('stops the create and deletes the stack, as watch\'s cancel does',
     async function () {

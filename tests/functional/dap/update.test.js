@@ -38,8 +38,7 @@ function update(name, value) {
 
 describe('an update from the editor', function () {
   let dc; let rec;
-  beforeEach(() => { ({ dc, rec } = h.client()); return dc.start(); });
-  afterEach(() => dc.stop());
+  h.clientPerTest((made) => ({ dc, rec } = made));
 
   it('condition replaced stops only at r, with the planned change',
     async function () {

@@ -25,26 +25,32 @@ branch_labels = None
 depends_on = None
 
 
+def _key_columns() -> list:
+    """(root stack id, root traversal): what every row is keyed by.
+
+    Spelled here, not taken from ``tables``: a migration stays as it ran.
+    """
+    return [sa.Column('root_stack_id', sa.String(36), primary_key=True),
+            sa.Column('traversal', sa.String(36), primary_key=True)]
+
+
 def upgrade() -> None:
     op.create_table(
         'breakpoint_operation',
-        sa.Column('root_stack_id', sa.String(36), primary_key=True),
-        sa.Column('traversal', sa.String(36), primary_key=True),
+        *_key_columns(),
         sa.Column('mode', sa.String(16), nullable=False),
         sa.Column('created_at', sa.DateTime, nullable=False),
     )
     op.create_table(
         'breakpoint_hold_target',
-        sa.Column('root_stack_id', sa.String(36), primary_key=True),
-        sa.Column('traversal', sa.String(36), primary_key=True),
+        *_key_columns(),
         sa.Column('path_digest', sa.String(64), primary_key=True),
         sa.Column('path', sa.Text, nullable=False),
         sa.Column('kind', sa.String(16), nullable=False),
     )
     op.create_table(
         'breakpoint_pause',
-        sa.Column('root_stack_id', sa.String(36), primary_key=True),
-        sa.Column('traversal', sa.String(36), primary_key=True),
+        *_key_columns(),
         sa.Column('held', sa.Integer, nullable=False),
         sa.Column('paused_seconds', sa.Float, nullable=False),
         sa.Column('since', sa.DateTime, nullable=True),
