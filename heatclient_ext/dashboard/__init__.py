@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """Breakpoints in the web console: a Horizon plugin (Project -> Orchestration).
 
 A Django app for Horizon with heat-dashboard: the stacks whose running

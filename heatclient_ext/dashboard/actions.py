@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """The commands a page may send, who may send them, and stale pages.
 
 Each action is one public call of the breakpoint manager, as the

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """The Breakpoints panel of Project -> Orchestration."""
 
 from django.utils.translation import gettext_lazy as _

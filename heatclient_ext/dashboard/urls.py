@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """URLs of the Breakpoints panel: stacks are named ``name/id``, as Heat's."""
 
 from django.urls import re_path

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """The Breakpoints panel's pages: read through the breakpoint manager.
 
 Every page reads Heat with the logged-in user's token (heat-dashboard's
@@ -25,6 +24,7 @@ import subprocess
 from django import http
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views import generic
 from heat_dashboard.api import heat as heat_api
 from horizon import messages
@@ -37,9 +37,9 @@ from heatclient_ext.v1 import dependency_graph
 from heatclient_ext.v1 import manager as bp_v1
 
 #: The columns of ``openstack stack breakpoint list``, in its words.
-COLUMNS = tuple(zip(bp_v1.COLUMNS, (
-    _('Resource'), _('Action'), _('When'), _('State'), _('Why'),
-    _('Source'), _('Held Since'), _('Timeout Remaining'))))
+COLUMNS = tuple(zip(bp_v1.COLUMNS, map(gettext_lazy, (
+    'Resource', 'Action', 'When', 'State', 'Why', 'Source', 'Held Since',
+    'Timeout Remaining'))))
 GRAPH_TIMEOUT = 30
 
 

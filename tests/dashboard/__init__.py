@@ -9,5 +9,4 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """Tests of the Breakpoints panel in Horizon (heatclient_ext.dashboard)."""

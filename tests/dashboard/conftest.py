@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """The panel's view tests: Django's test client, Horizon, a real local Heat.
 
 Skipped as a whole where Horizon or heat-dashboard is not installed
@@ -107,7 +106,10 @@ def make_user(heat_server, project, role):
 
 @pytest.fixture
 def login(django_ready, heat_server, project, monkeypatch):
-    """``login(role)``: a Django test client logged in with that role."""
+    """``login(role)``: a Django test client logged in with that role.
+
+    In the test's project, or ``in_project``.
+    """
     from django import test
     from openstack_auth import policy
     from openstack_auth import utils
@@ -118,8 +120,8 @@ def login(django_ready, heat_server, project, monkeypatch):
     monkeypatch.setattr(keystone, 'get_identity_api_version',
                         lambda request: (3, 0))
 
-    def client(role='member', csrf=False):
-        who = make_user(heat_server, project, role)
+    def client(role='member', csrf=False, in_project=None):
+        who = make_user(heat_server, in_project or project, role)
         monkeypatch.setattr(utils, 'get_user', lambda request: who)
         return test.Client(enforce_csrf_checks=csrf)
     return client

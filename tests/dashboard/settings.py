@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """Django settings of the panel's view tests: Horizon's test settings.
 
 Horizon's own test settings (no Keystone, signed-cookie sessions), with

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """Horizon's enabled file: the Breakpoints panel in Project -> Orchestration.
 
 Copied into ``openstack_dashboard/local/enabled/`` next to heat-dashboard's

@@ -9,7 +9,6 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""``openstack stack breakpoint graph``: where the operation stands."""
 """Horizon settings snippet: our policy file in ``POLICY_FILES``.
 
 Copied into ``openstack_dashboard/local/local_settings.d/``; Horizon runs
@@ -21,9 +20,11 @@ import os
 
 import heatclient_ext.dashboard
 
-# Horizon execs this file in its settings module: POLICY_FILES is there.
+_CONF = os.path.join(os.path.dirname(heatclient_ext.dashboard.__file__),
+                     'conf')
+# Horizon execs this file in its settings module: the names are there.
 POLICY_FILES.update({  # noqa: F821
-    'breakpoints': os.path.join(
-        os.path.dirname(heatclient_ext.dashboard.__file__), 'conf',
-        'breakpoints_policy.yaml'),
-})
+    'breakpoints': os.path.join(_CONF, 'breakpoints_policy.yaml')})
+DEFAULT_POLICY_FILES.update({  # noqa: F821
+    'breakpoints': os.path.join(_CONF, 'default_policies',
+                                'breakpoints.yaml')})
