@@ -87,6 +87,8 @@ with open(os.path.join(os.path.dirname(heatclient_ext.dashboard.__file__),
 class WebConsole:
     """Keystone, the local Heat behind it, and Horizon, in one directory."""
 
+    keystone_password = PASSWORD
+
     def __init__(self, state_dir, port=None):
         self.dir = state_dir
         self.port = port or fixture.free_port()

@@ -120,6 +120,7 @@ class StackView(HoldsView):
     def get_context_data(self, **kwargs):
         context = super().get_context_data(**kwargs)
         context.update({'stack_name': self.kwargs['stack_name'],
+                        'page_title': self.kwargs['stack_name'],
                         'graph_url': self.url('graph'),
                         'holds_url': self.url('holds'),
                         'index_url': reverse(
@@ -155,6 +156,7 @@ class HoldView(_Stack, generic.TemplateView):
                   if key not in ('inputs', 'attributes', 'change')]
         context.update({
             'resource': resource, 'stack_name': self.kwargs['stack_name'],
+            'page_title': resource,
             'fields': fields,
             'inputs': sorted((shown.get('inputs') or {}).items()),
             'attributes': sorted((shown.get('attributes') or {}).items()),
@@ -247,4 +249,5 @@ class IndexView(generic.TemplateView):
                                args=(st.stack_name, st.id))})
         stacks.sort(key=lambda found: (-found['count'], found['name']))
         context['stacks'] = stacks
+        context['page_title'] = _('Breakpoints')
         return context
