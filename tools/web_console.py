@@ -78,7 +78,7 @@ POLICY_FILES['orchestration'] = os.path.join(_HEAT, 'heat_policy.yaml')
 DEFAULT_POLICY_FILES['orchestration'] = os.path.join(
     _HEAT, 'default_policies', 'heat.yaml')
 with open(os.path.join(os.path.dirname(heatclient_ext.dashboard.__file__),
-                       'local_settings.d',
+                       'local_settings',
                        '_1669_breakpoints_settings.py')) as _snippet:
     exec(_snippet.read())
 '''

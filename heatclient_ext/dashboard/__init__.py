@@ -17,6 +17,7 @@ shows them, a hold's detail as ``show`` gives it, the dependency graph of
 ``graph``, and the commands (step, continue, set, clear, retry, retain,
 cancel). Everything goes through :mod:`heatclient_ext.v1` with the
 logged-in user's token; no service account is involved. Install with
-``pip install heat-breakpoint[dashboard]``, copy ``enabled/`` and
-``local_settings.d/`` into Horizon's ``openstack_dashboard/local/``.
+``pip install heat-breakpoint[dashboard]``, then copy the files of
+``enabled/`` into Horizon's ``openstack_dashboard/local/enabled/`` and
+those of ``local_settings/`` into its ``local/local_settings.d/``.
 """

@@ -43,6 +43,6 @@ DEFAULT_POLICY_FILES = dict(  # noqa: F405
     DEFAULT_POLICY_FILES, orchestration=os.path.join(  # noqa: F405
         _HEAT_CONF, 'default_policies', 'heat.yaml'))
 SNIPPET = os.path.join(os.path.dirname(heatclient_ext.dashboard.__file__),
-                       'local_settings.d', '_1669_breakpoints_settings.py')
+                       'local_settings', '_1669_breakpoints_settings.py')
 with open(SNIPPET, encoding='utf-8') as _snippet:
     exec(_snippet.read())
