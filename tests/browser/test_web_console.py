@@ -168,6 +168,9 @@ def test_a_member_launches_steps_and_continues(console, browser):
     wait_until(lambda: 'The operation ended: CREATE_COMPLETE.' in
                browser.page_source, 120, 'the end of the operation')
     shot(browser, 'ended')
+    # Nor in Horizon's log of the whole session.
+    with open(os.path.join(console.dir, 'horizon.log'), 'rb') as log:
+        assert SECRET.encode() not in log.read()
 
 
 def test_a_reader_sees_the_holds_and_cannot_act(console, browser):

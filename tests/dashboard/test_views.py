@@ -272,3 +272,17 @@ def test_an_action_without_the_csrf_token_is_refused(login, heat,
     assert answer.status_code == 403
     assert b'CSRF' in answer.content
     assert held_names(heat, stack_name) == ['A']
+
+
+def test_heat_dashboards_stack_page_links_to_the_holds(login, heat,
+                                                       stack_name):
+    launch(heat, stack_name, 'chain.yaml', 'A')
+    client = login('reader')
+    detail = '/project/stacks/stack/%s/' % heat.stacks.get(stack_name).id
+    page = client.get(detail).content.decode()
+    assert 'id="bp-stack-tab"' in page
+    assert 'holds at a breakpoint: A (CREATE)' in page
+    assert 'href="%s"' % stack_url(heat, stack_name) in page
+    bp_v1.BreakpointManager(heat).continue_(stack_name)
+    utils.wait_stack(heat, stack_name, 'CREATE_COMPLETE')
+    assert 'id="bp-stack-tab"' not in client.get(detail).content.decode()

@@ -12,7 +12,9 @@
 """Horizon's enabled file: the Breakpoints panel in Project -> Orchestration.
 
 Copied into ``openstack_dashboard/local/enabled/`` next to heat-dashboard's
-``_1610_project_orchestration_panel.py`` (whose panel group it joins).
+``_1610_project_orchestration_panel.py`` (whose panel group it joins). It
+also adds a Breakpoints tab to heat-dashboard's stack detail page, shown
+while the stack holds, with a link to the panel.
 """
 
 PANEL = 'breakpoints'
@@ -20,3 +22,7 @@ PANEL_DASHBOARD = 'project'
 PANEL_GROUP = 'orchestration'
 ADD_PANEL = 'heatclient_ext.dashboard.panel.Breakpoints'
 ADD_INSTALLED_APPS = ['heatclient_ext.dashboard']
+EXTRA_TABS = {
+    'heat_dashboard.content.stacks.tabs.StackDetailTabs': (
+        'heatclient_ext.dashboard.tabs.BreakpointsTab',),
+}
