@@ -48,7 +48,8 @@ PACKAGE = ROOT / 'heat_breakpoint'
 CLIENT = ROOT / 'heatclient_ext'
 OURS = ('heat_breakpoint', 'heatclient_ext')
 # The client's front ends: nothing here talks to Heat but through the API.
-FRONT_ENDS = ('osc/', 'terminal/', 'dap/', 'shell.py', 'v1/shell_commands.py')
+FRONT_ENDS = ('osc/', 'terminal/', 'dap/', 'dashboard/', 'shell.py',
+              'v1/shell_commands.py')
 # heatclient's managers on a Client (``client.stacks.get(...)``), and its
 # raw HTTP client.
 HEAT_CLIENT_MANAGERS = {
