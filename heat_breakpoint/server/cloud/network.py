@@ -14,11 +14,18 @@
 Addresses are handed out as Neutron's DHCP would: the lowest free address
 of the subnet's allocation pools, so a port's fixed IP is inside its
 subnet's CIDR, a floating IP inside the external network's, and a second
-run of the same stack gets the same addresses.
+run of the same stack gets the same addresses. Each type is one class
+here (an EC2 type, a class of its own on the same behaviour).
 """
 
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import values
+
+# Names an assumed network is external by (the cloud's public network).
+EXTERNAL_NAMES = ('public', 'ext-net', 'external', 'ext_net', 'floating',
+                  'external_network', 'public_net', 'provider')
+PORT_IP_TAKEN = 'IP address 10.0.0.5 already allocated in subnet ' \
+    'private-subnet'
 
 
 def subnets_of(store, network_id: str) -> list:
@@ -94,9 +101,7 @@ def new_port(sim, network_id, requested_ips=None, name='', device_id='',
     return sim.add('port', fields, name, seed_suffix=seed_suffix)
 
 
-@models.model('OS::Neutron::Net', 'OS::Neutron::ProviderNet',
-              'AWS::EC2::VPC')
-class Net(models.Model):
+class _Network(models.SimulatedType):
     kind = 'network'
 
     def create(self, sim):
@@ -121,8 +126,26 @@ class Net(models.Model):
         return models.NOTHING
 
 
-@models.model('OS::Neutron::Subnet', 'AWS::EC2::Subnet')
-class Subnet(models.Model):
+class Net(_Network):
+    type_name = 'OS::Neutron::Net'
+    section = 'networks'
+
+    @classmethod
+    def inventory_fields(cls, name):
+        external = (name or '').lower() in EXTERNAL_NAMES
+        return {'router:external': external, 'admin_state_up': True,
+                'status': 'ACTIVE', 'mtu': 1450, 'shared': external}
+
+
+class ProviderNet(_Network):
+    type_name = 'OS::Neutron::ProviderNet'
+
+
+class Vpc(_Network):
+    type_name = 'AWS::EC2::VPC'
+
+
+class _Subnet(models.SimulatedType):
     kind = 'subnet'
 
     def create(self, sim):
@@ -151,8 +174,16 @@ class Subnet(models.Model):
         return fields
 
 
-@models.model('OS::Neutron::Port', 'AWS::EC2::NetworkInterface')
-class Port(models.Model):
+class Subnet(_Subnet):
+    type_name = 'OS::Neutron::Subnet'
+    section = 'subnets'
+
+
+class Ec2Subnet(_Subnet):
+    type_name = 'AWS::EC2::Subnet'
+
+
+class _Port(models.SimulatedType):
     kind = 'port'
 
     def create(self, sim):
@@ -202,9 +233,25 @@ class Port(models.Model):
         return changes
 
 
-@models.model('OS::Neutron::Router')
-class Router(models.Model):
+class Port(_Port):
+    type_name = 'OS::Neutron::Port'
+    build_times = {'CREATE': (1.0, 1.5)}
+    failures = {'CREATE': 'Conflict: %s. Neutron server returns '
+                          "request_ids: ['req-0d6c2a9e']" % PORT_IP_TAKEN}
+    refusals = {'CREATE': ('IpAddressAlreadyAllocatedClient',
+                           PORT_IP_TAKEN)}
+    section = 'ports'
+
+
+class NetworkInterface(_Port):
+    type_name = 'AWS::EC2::NetworkInterface'
+
+
+class Router(models.SimulatedType):
+    type_name = 'OS::Neutron::Router'
     kind = 'router'
+    build_times = {'CREATE': (2.0, 4.0)}
+    section = 'routers'
 
     def create(self, sim):
         fields = super().create(sim)
@@ -238,9 +285,10 @@ class Router(models.Model):
                 sim.store.delete(port.id)
 
 
-@models.model('OS::Neutron::RouterInterface')
-class RouterInterface(models.Model):
+class RouterInterface(models.SimulatedType):
+    type_name = 'OS::Neutron::RouterInterface'
     kind = 'router_interface'
+    build_times = {'CREATE': (1.5, 3.0)}
 
     def create(self, sim):
         fields = super().create(sim)
@@ -302,9 +350,13 @@ def port_first_address(store, port_id):
                 None)
 
 
-@models.model('OS::Neutron::FloatingIP')
-class FloatingIP(models.Model):
+class FloatingIP(models.SimulatedType):
+    type_name = 'OS::Neutron::FloatingIP'
     kind = 'floatingip'
+    build_times = {'CREATE': (1.0, 3.0)}
+    failures = {'CREATE': 'Conflict: No more IP addresses available on '
+                          'network public. Neutron server returns '
+                          "request_ids: ['req-5a3f16c2']"}
 
     def create(self, sim):
         props = sim.props
@@ -335,8 +387,8 @@ class FloatingIP(models.Model):
         return changes
 
 
-@models.model('OS::Neutron::FloatingIPAssociation')
-class FloatingIPAssociation(models.Model):
+class FloatingIPAssociation(models.SimulatedType):
+    type_name = 'OS::Neutron::FloatingIPAssociation'
     kind = 'floatingip_association'
 
     def create(self, sim):
@@ -371,11 +423,30 @@ class FloatingIPAssociation(models.Model):
                              router_id=None, status='DOWN')
 
 
-@models.model('OS::Neutron::SecurityGroup', 'AWS::EC2::SecurityGroup')
-class SecurityGroup(models.Model):
+class _SecurityGroup(models.SimulatedType):
     kind = 'security_group'
 
     def create(self, sim):
         fields = super().create(sim)
         fields['tenant_id'] = sim.project
         return fields
+
+
+class SecurityGroup(_SecurityGroup):
+    type_name = 'OS::Neutron::SecurityGroup'
+    section = 'security_groups'
+
+
+class Ec2SecurityGroup(_SecurityGroup):
+    type_name = 'AWS::EC2::SecurityGroup'
+
+
+class QosPolicy(models.SimulatedType):
+    """A QoS policy, as Heat's Neutron plugin's get_qos_policy_id finds it.
+
+    Its generic finder asks for ``qos_policy`` instead (``NEUTRON_KINDS``
+    of :mod:`~heat_breakpoint.server.cloud.lookups`).
+    """
+
+    kind = 'policy'
+    lookups = {'get_qos_policy_id': True}
