@@ -92,6 +92,7 @@ class Registry(object):
 
     def __init__(self, classes):
         self.classes = tuple(classes)
+        self._declared_by = {}
         self._models = {}
         self._owners = {}
         #: A client plugin method -> (the kind it finds, answers the ID).
@@ -104,15 +105,11 @@ class Registry(object):
             _check(cls)
             self._add(cls)
 
-    @staticmethod
-    def _claim(table: dict, key, value, what: str, cls) -> None:
-        if key in table:
-            first = table[key]
+    def _claim(self, table: dict, key, value, what: str, cls) -> None:
+        first = self._declared_by.setdefault((what, key), cls)
+        if first is not cls:
             raise RegistryError('%s %s is declared twice: by %s and by %s'
-                                % (what, key, getattr(
-                                    first, '__name__', first[0] if
-                                    isinstance(first, tuple) else first),
-                                   cls.__name__))
+                                % (what, key, first.__name__, cls.__name__))
         table[key] = value
 
     def _add(self, cls) -> None:
