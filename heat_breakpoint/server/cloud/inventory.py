@@ -19,8 +19,9 @@ time it is looked up, with values a real cloud would give it (an
 external network with a subnet), and reports every name it assumed. With
 ``--cloud FILE`` (YAML, the format below) the names are those of the
 file and nothing else: a wrong name fails as it would in that cloud.
-What an assumed object has, and the section that lists its kind, are
-its class's (:mod:`~heat_breakpoint.server.cloud.registry`).
+What an assumed object has, what comes with it (a network's subnet) and
+the section that lists its kind are its class's
+(:mod:`~heat_breakpoint.server.cloud.registry`).
 
 .. code-block:: yaml
 
@@ -37,8 +38,6 @@ its class's (:mod:`~heat_breakpoint.server.cloud.registry`).
 """
 
 import contextlib
-import hashlib
-import ipaddress
 import threading
 from typing import Optional
 
@@ -65,15 +64,6 @@ class NotFound(LookupError):
         super().__init__('%s %r' % (kind, name))
         self.kind = kind
         self.name = name
-
-
-def _cidr_for(name: str, external: bool) -> str:
-    if external:
-        return '203.0.113.0/24'
-    if name == 'private':
-        return '10.0.0.0/24'
-    octet = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16) or 1
-    return '10.%d.0.0/24' % octet
 
 
 class Inventory(object):
@@ -145,28 +135,11 @@ class Inventory(object):
         data = registry.REGISTRY.inventory_fields(kind, name)
         data.update(fields)
         data['name'] = name
-        if kind == 'network':
-            external = bool(data.pop('external', data['router:external']))
-            data['router:external'] = external
-            cidr = data.pop('cidr', None) or _cidr_for(name or '', external)
         object_id = (object_id or data.pop('id', None) or
                      values.object_id(kind, 'cloud:%s' % name))
         data['id'] = object_id
-        found = self.store.add(kind, object_id, name, origin, data)
-        if kind == 'network':
-            net = ipaddress.ip_network(cidr, strict=False)
-            subnet_name = '%s-subnet' % name
-            subnet_id = values.object_id('subnet', 'cloud:%s' % subnet_name)
-            self.store.add('subnet', subnet_id, subnet_name, origin, {
-                'id': subnet_id, 'name': subnet_name,
-                'network_id': object_id, 'cidr': str(net),
-                'ip_version': net.version,
-                'gateway_ip': values.nth_address(cidr, 1),
-                'allocation_pools': values.pools_of(
-                    cidr, gateway=values.nth_address(cidr, 1)),
-                'enable_dhcp': True})
-            found = self.store.update(object_id, subnets=[subnet_id])
-        return found
+        return registry.REGISTRY.keep(self.store, kind, object_id, name,
+                                      origin, data)
 
     def find(self, kind, name_or_id: str):
         """The object, assumed if need be; NotFound if strict and absent."""

@@ -112,6 +112,16 @@ class SimulatedType(object):
         return {}
 
     @classmethod
+    def keep(cls, store, kind: str, object_id: str, name, origin: str,
+             data: dict):
+        """Add one the cloud has (an assumed one, or the file's).
+
+        A kind whose objects come with others (a network, its subnet)
+        adds them too; the object's row is returned.
+        """
+        return store.add(kind, object_id, name, origin, data)
+
+    @classmethod
     def build_time(cls, action: str) -> tuple:
         return (cls.build_times.get(action) or BUILD_TIMES.get(action) or
                 BUILD_TIMES['*'])

@@ -18,6 +18,9 @@ run of the same stack gets the same addresses. Each type is one class
 here (an EC2 type, a class of its own on the same behaviour).
 """
 
+import hashlib
+import ipaddress
+
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import values
 
@@ -111,8 +114,6 @@ class _Network(models.SimulatedType):
             'router:external': bool(fields.get('router_external', False)),
             'port_security_enabled': fields.get('port_security_enabled',
                                                 True)})
-        if sim.type_name == 'AWS::EC2::VPC':
-            fields['cidr'] = sim.props.get('CidrBlock')
         return fields
 
     def attribute(self, sim, obj, name):
@@ -136,6 +137,36 @@ class Net(_Network):
         return {'router:external': external, 'admin_state_up': True,
                 'status': 'ACTIVE', 'mtu': 1450, 'shared': external}
 
+    @classmethod
+    def keep(cls, store, kind, object_id, name, origin, data):
+        # A network of the cloud has a subnet, so that a port on it has
+        # an address: the file's ``cidr``, else one from its name.
+        external = bool(data.pop('external', data['router:external']))
+        data['router:external'] = external
+        cidr = data.pop('cidr', None) or _cidr_for(name or '', external)
+        store.add(kind, object_id, name, origin, data)
+        net = ipaddress.ip_network(cidr, strict=False)
+        subnet_name = '%s-subnet' % name
+        subnet_id = values.object_id('subnet', 'cloud:%s' % subnet_name)
+        store.add('subnet', subnet_id, subnet_name, origin, {
+            'id': subnet_id, 'name': subnet_name,
+            'network_id': object_id, 'cidr': str(net),
+            'ip_version': net.version,
+            'gateway_ip': values.nth_address(cidr, 1),
+            'allocation_pools': values.pools_of(
+                cidr, gateway=values.nth_address(cidr, 1)),
+            'enable_dhcp': True})
+        return store.update(object_id, subnets=[subnet_id])
+
+
+def _cidr_for(name: str, external: bool) -> str:
+    if external:
+        return '203.0.113.0/24'
+    if name == 'private':
+        return '10.0.0.0/24'
+    octet = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16) or 1
+    return '10.%d.0.0/24' % octet
+
 
 class ProviderNet(_Network):
     type_name = 'OS::Neutron::ProviderNet'
@@ -144,15 +175,21 @@ class ProviderNet(_Network):
 class Vpc(_Network):
     type_name = 'AWS::EC2::VPC'
 
+    def create(self, sim):
+        fields = super().create(sim)
+        fields['cidr'] = sim.props.get('CidrBlock')
+        return fields
+
 
 class _Subnet(models.SimulatedType):
     kind = 'subnet'
 
+    def fields(self, sim) -> dict:
+        """The subnet as its template says it (CIDR, network...)."""
+        return super().create(sim)
+
     def create(self, sim):
-        fields = super().create(sim)
-        if sim.type_name == 'AWS::EC2::Subnet':
-            fields.update(cidr=sim.props.get('CidrBlock'),
-                          network=sim.props.get('VpcId'))
+        fields = self.fields(sim)
         cidr = fields.get('cidr') or '10.0.0.0/24'
         network = fields.get('network') or fields.get('network_id')
         gateway = fields.get('gateway_ip')
@@ -182,22 +219,27 @@ class Subnet(_Subnet):
 class Ec2Subnet(_Subnet):
     type_name = 'AWS::EC2::Subnet'
 
+    def fields(self, sim):
+        fields = super().fields(sim)
+        fields.update(cidr=sim.props.get('CidrBlock'),
+                      network=sim.props.get('VpcId'))
+        return fields
+
 
 class _Port(models.SimulatedType):
     kind = 'port'
 
+    def addresses(self, sim) -> tuple:
+        """(the port's network, the fixed IPs asked for)."""
+        props = sim.props
+        network = props.get('network') or props.get('network_id')
+        requested = [] if props.get('no_fixed_ips') else (
+            props.get('fixed_ips') or [])
+        return network, requested
+
     def create(self, sim):
         props = sim.props
-        if sim.type_name == 'AWS::EC2::NetworkInterface':
-            subnet = sim.store.get(props.get('SubnetId')) or sim.find(
-                'subnet', props.get('SubnetId'))
-            network = subnet['network_id']
-            requested = [{'subnet': subnet.id,
-                          'ip_address': props.get('PrivateIpAddress')}]
-        else:
-            network = props.get('network') or props.get('network_id')
-            requested = [] if props.get('no_fixed_ips') else (
-                props.get('fixed_ips') or [])
+        network, requested = self.addresses(sim)
         fields = port_fields(sim, network, requested,
                              name=props.get('name') or sim.physical_name,
                              device_id=props.get('device_id') or '')
@@ -245,6 +287,13 @@ class Port(_Port):
 
 class NetworkInterface(_Port):
     type_name = 'AWS::EC2::NetworkInterface'
+
+    def addresses(self, sim):
+        props = sim.props
+        subnet = sim.store.get(props.get('SubnetId')) or sim.find(
+            'subnet', props.get('SubnetId'))
+        return subnet['network_id'], [{
+            'subnet': subnet.id, 'ip_address': props.get('PrivateIpAddress')}]
 
 
 class Router(models.SimulatedType):

@@ -82,9 +82,10 @@ def _check(cls) -> None:
 def _says_what_is_found(cls) -> bool:
     """Does the class declare what its kind is to look-ups?"""
     return bool(cls.entity or cls.lookups or cls.section or
-                cls.constraints or
-                cls.inventory_fields.__func__ is not
-                models.SimulatedType.inventory_fields.__func__)
+                cls.constraints or any(
+                    getattr(cls, hook).__func__ is not
+                    getattr(models.SimulatedType, hook).__func__
+                    for hook in ('inventory_fields', 'keep')))
 
 
 class Registry(object):
@@ -158,6 +159,12 @@ class Registry(object):
         """What a real cloud shows for an object of this kind and name."""
         owner = self._owners.get(kind)
         return owner.inventory_fields(name) if owner is not None else {}
+
+    def keep(self, store, kind: str, object_id: str, name, origin: str,
+             data: dict):
+        """Add an object the cloud has, as its kind's class adds one."""
+        owner = self._owners.get(kind) or models.SimulatedType
+        return owner.keep(store, kind, object_id, name, origin, data)
 
 
 REGISTRY = Registry(TYPES)
