@@ -20,8 +20,9 @@ stacks, signals) runs as shipped:
 * :mod:`.lookups` and :mod:`.keystone`: Heat's client plugins, for the
   look-ups and the stack users Heat's own resources need;
 * :mod:`.resources`: Heat's resource plugins with their service calls
-  answered by models (:mod:`.models` and, per service, :mod:`.compute`,
-  :mod:`.network`, :mod:`.volume`), objects kept in :mod:`.store`;
+  answered by each type's class (a :class:`.models.SimulatedType` in its
+  service's module: :mod:`.compute`, :mod:`.network`, :mod:`.volume`...),
+  listed in :mod:`.registry`; objects kept in :mod:`.store`;
 * :mod:`.inventory`: what the cloud has before any stack;
 * :mod:`.agents`: what a server's agents would do (deployments, signals).
 
@@ -92,14 +93,11 @@ def install(cloud: Cloud, real_keystone: bool = False) -> Cloud:
     from heat.engine import resources
 
     from heat_breakpoint.server.cloud import agents
-    from heat_breakpoint.server.cloud import compute  # noqa: F401
     from heat_breakpoint.server.cloud import keystone
     from heat_breakpoint.server.cloud import lookups
-    from heat_breakpoint.server.cloud import network  # noqa: F401
     from heat_breakpoint.server.cloud import notice
     from heat_breakpoint.server.cloud import resources as sim_resources
     from heat_breakpoint.server.cloud import swift
-    from heat_breakpoint.server.cloud import volume  # noqa: F401
     from heat_breakpoint.server.cloud import zaqar
 
     # Clients Heat's own resources use beside their plugins' look-ups.

@@ -31,6 +31,7 @@ import time
 from oslo_log import log as logging
 
 from heat_breakpoint.server.cloud import faults
+from heat_breakpoint.server.cloud import paths
 from heat_breakpoint.server.cloud import zaqar
 
 LOG = logging.getLogger(__name__)
@@ -276,11 +277,9 @@ class Agents(object):
         """The deployment's own rule, else its server's agents rule."""
         from heat.db import api as db_api
 
-        from heat_breakpoint.server.cloud import resources
         if not self.cloud.faults.rules:
             return None
-        root, path = resources.resource_path(cnxt, rsrc.stack_id,
-                                             rsrc.name)
+        root, path = paths.resource_path(cnxt, rsrc.stack_id, rsrc.name)
         decision = self.cloud.faults.decide(
             path, _template_type(cnxt, rsrc), sd.action,
             effects=(faults.FAIL, faults.DELAY, faults.HANG), scope=root)
@@ -291,7 +290,7 @@ class Agents(object):
         if server is None:
             return None
         return self._server_rule(
-            resources.resource_path(cnxt, server.stack_id, server.name),
+            paths.resource_path(cnxt, server.stack_id, server.name),
             _template_type(cnxt, server))
 
     def _answer(self, cnxt, sd, rsrc, details) -> None:

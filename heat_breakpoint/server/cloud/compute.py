@@ -11,6 +11,9 @@
 # under the License.
 """Simulated Nova: servers (and EC2 instances), key pairs, flavors, EIPs.
 
+Each type is one class here: what Nova does with it, how long it takes,
+what Nova says when it fails or refuses, how Heat looks one up.
+
 A server's addresses are its ports': the ports a template gives it, or
 ports Nova makes on the networks it names (on the project's only
 network when it names none; Nova refuses to choose among several).
@@ -20,10 +23,22 @@ A floating IP associated with one of its ports shows in its
 
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import network
+from heat_breakpoint.server.cloud import paths
 from heat_breakpoint.server.cloud import store as cloud_store
 from heat_breakpoint.server.cloud import values
 
 DEFAULT_NETWORK = 'private'
+# What a flavor of a well-known name has: (vCPUs, RAM MiB, disk GB).
+FLAVORS = {
+    'm1.tiny': (1, 512, 1), 'm1.small': (1, 2048, 20),
+    'm1.medium': (2, 4096, 40), 'm1.large': (4, 8192, 80),
+    'm1.xlarge': (8, 16384, 160), 'ds512M': (1, 512, 5),
+    'ds1G': (1, 1024, 10), 'ds2G': (2, 2048, 10), 'ds4G': (4, 4096, 20),
+}
+NO_VALID_HOST = ('Went to status ERROR due to "Message: No valid host was '
+                 'found. There are not enough hosts available., Code: 500"')
+QUOTA_EXCEEDED = ('Forbidden', 'Quota exceeded for instances: Requested 1, '
+                  'but already used 10 of 10 instances (HTTP 403)')
 
 
 def _ports_for(sim, requests, server_id):
@@ -166,15 +181,14 @@ def boot_script(sim, user_data) -> str:
     return str(user_data)
 
 
-class _ServerBase(models.Model):
+class _ServerBase(models.SimulatedType):
     kind = 'server'
     user_data_property = 'user_data'
 
     def after_create(self, sim, obj):
-        from heat_breakpoint.server.cloud import resources
         script = boot_script(sim, sim.props.get(self.user_data_property))
-        where = resources.resource_path(sim.rsrc.context,
-                                        sim.rsrc.stack.id, sim.name) \
+        where = paths.resource_path(sim.rsrc.context, sim.rsrc.stack.id,
+                                    sim.name) \
             if sim.cloud.faults.rules else None
         sim.cloud.agents.boot(obj.name or obj.id, script, where,
                               sim.type_name)
@@ -210,8 +224,19 @@ class _ServerBase(models.Model):
             sim.store.delete(attachment.id)
 
 
-@models.model('OS::Nova::Server')
 class Server(_ServerBase):
+    type_name = 'OS::Nova::Server'
+    build_times = {'CREATE': (20.0, 40.0), 'DELETE': (5.0, 10.0),
+                   'UPDATE': (10.0, 30.0)}
+    failures = {
+        'CREATE': NO_VALID_HOST,
+        'UPDATE': 'Resizing to m1.small failed, status "ERROR"',
+        'DELETE': 'Went to status ERROR due to "Message: Failed to delete '
+                  'instance, Code: 500"'}
+    refusals = {'CREATE': QUOTA_EXCEEDED}
+    entity = 'Server'
+    lookups = {'get_server': False, 'fetch_server': False}
+    section = 'servers'
 
     def _network_requests(self, sim):
         requests = sim.props.get('networks')
@@ -262,8 +287,11 @@ class Server(_ServerBase):
         return changes
 
 
-@models.model('AWS::EC2::Instance')
 class Instance(_ServerBase):
+    type_name = 'AWS::EC2::Instance'
+    build_times = {'CREATE': (20.0, 40.0), 'DELETE': (5.0, 10.0)}
+    failures = {'CREATE': NO_VALID_HOST}
+    refusals = {'CREATE': QUOTA_EXCEEDED}
     user_data_property = 'UserData'
 
     def _network_requests(self, sim):
@@ -291,9 +319,20 @@ class Instance(_ServerBase):
         return models.NOTHING
 
 
-@models.model('OS::Nova::KeyPair')
-class KeyPair(models.Model):
+class KeyPair(models.SimulatedType):
+    type_name = 'OS::Nova::KeyPair'
     kind = 'keypair'
+    entity = 'Key'
+    lookups = {'get_keypair': False}
+    section = 'keypairs'
+
+    @classmethod
+    def inventory_fields(cls, name):
+        return {'public_key': 'ssh-ed25519 AAAA%s %s' % (
+            values.hex_token(name or '', 40), name),
+            'fingerprint': ':'.join(
+                values.hex_token(name or '', 32)[i:i + 2]
+                for i in range(0, 32, 2))}
 
     def create(self, sim):
         fields = super().create(sim)
@@ -314,13 +353,35 @@ class KeyPair(models.Model):
         return models.NOTHING
 
 
-@models.model('OS::Nova::Flavor')
-class Flavor(models.Model):
+class Flavor(models.SimulatedType):
+    type_name = 'OS::Nova::Flavor'
     kind = 'flavor'
+    entity = 'Flavor'
+    lookups = {'find_flavor_by_name_or_id': True, 'get_flavor': False}
+    section = 'flavors'
+
+    @classmethod
+    def inventory_fields(cls, name):
+        vcpus, ram, disk = FLAVORS.get(name, (1, 2048, 20))
+        return {'vcpus': vcpus, 'ram': ram, 'disk': disk,
+                'ephemeral': 0, 'swap': 0, 'is_public': True}
 
 
-@models.model('AWS::EC2::EIP')
-class ElasticIp(models.Model):
+class Host(models.SimulatedType):
+    """A hypervisor, as Heat's Nova plugin finds one."""
+
+    kind = 'host'
+    entity = 'Hypervisor'
+    section = 'hosts'
+
+
+class AvailabilityZone(models.SimulatedType):
+    kind = 'availability_zone'
+    section = 'availability_zones'
+
+
+class ElasticIp(models.SimulatedType):
+    type_name = 'AWS::EC2::EIP'
     kind = 'floatingip'
 
     def create(self, sim):
@@ -344,8 +405,8 @@ class ElasticIp(models.Model):
         return models.NOTHING
 
 
-@models.model('AWS::EC2::EIPAssociation')
-class ElasticIpAssociation(models.Model):
+class ElasticIpAssociation(models.SimulatedType):
+    type_name = 'AWS::EC2::EIPAssociation'
     kind = 'eip_association'
 
     def create(self, sim):

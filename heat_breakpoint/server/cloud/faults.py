@@ -56,12 +56,13 @@ import threading
 import typing
 
 from heat_breakpoint.model import breakpoints
+from heat_breakpoint.server.cloud import models
+from heat_breakpoint.server.cloud import registry
 from heat_breakpoint.server import config
 
 EFFECTS = (FAIL, DELAY, HANG, AGENTS_FAIL, AGENTS_SILENT) = (
     'fail', 'delay', 'hang', 'agents-fail', 'agents-silent')
-ACTIONS = ('CREATE', 'UPDATE', 'DELETE', 'SUSPEND', 'RESUME', 'CHECK',
-           'SNAPSHOT', 'RESTORE', 'ADOPT')
+ACTIONS = models.ACTIONS
 KEYS = ('resource', 'type', 'action', 'effect', 'failure', 'message',
         'times', 'every', 'probability', 'seed', 'seconds', 'status',
         'stderr')
@@ -75,49 +76,9 @@ HEAT_OWN = ('OS::Heat::', 'AWS::CloudFormation::')
 APPLIES_TO = ("the simulated cloud's types (OS::Nova::*, OS::Neutron::*, "
               "OS::Cinder::*...) and %s" % ' and '.join(DEPLOYMENTS))
 
-# What the real service says when this goes wrong, by type and action.
-MESSAGES = {
-    ('OS::Nova::Server', 'CREATE'):
-        'Went to status ERROR due to "Message: No valid host was found. '
-        'There are not enough hosts available., Code: 500"',
-    ('AWS::EC2::Instance', 'CREATE'):
-        'Went to status ERROR due to "Message: No valid host was found. '
-        'There are not enough hosts available., Code: 500"',
-    ('OS::Nova::Server', 'UPDATE'):
-        'Resizing to m1.small failed, status "ERROR"',
-    ('OS::Cinder::Volume', 'CREATE'):
-        'Went to status error due to "Unknown"',
-    ('OS::Cinder::VolumeAttachment', 'CREATE'):
-        'Failed to attach volume to server: Went to status error due to '
-        '"Unknown"',
-    ('OS::Neutron::Port', 'CREATE'):
-        'Conflict: IP address 10.0.0.5 already allocated in subnet '
-        'private-subnet. Neutron server returns request_ids: '
-        "['req-0d6c2a9e']",
-    ('OS::Neutron::FloatingIP', 'CREATE'):
-        'Conflict: No more IP addresses available on network public. '
-        "Neutron server returns request_ids: ['req-5a3f16c2']",
-    ('OS::Nova::Server', 'DELETE'):
-        'Went to status ERROR due to "Message: Failed to delete instance, '
-        'Code: 500"',
-}
+# What a service says when a type's class gives no words of its own.
 DEFAULT_MESSAGE = ('The service of %(type)s failed to %(action)s it: '
                    'Internal Server Error (HTTP 500)')
-# What the service answers when it refuses the request, and its error.
-REFUSALS = {
-    ('OS::Nova::Server', 'CREATE'): (
-        'Forbidden', 'Quota exceeded for instances: Requested 1, but '
-        'already used 10 of 10 instances (HTTP 403)'),
-    ('AWS::EC2::Instance', 'CREATE'): (
-        'Forbidden', 'Quota exceeded for instances: Requested 1, but '
-        'already used 10 of 10 instances (HTTP 403)'),
-    ('OS::Neutron::Port', 'CREATE'): (
-        'IpAddressAlreadyAllocatedClient', 'IP address 10.0.0.5 already '
-        'allocated in subnet private-subnet'),
-    ('OS::Cinder::Volume', 'CREATE'): (
-        'OverLimit', "VolumeLimitExceeded: Maximum number of volumes "
-        "allowed (10) exceeded for quota 'volumes'. (HTTP 413)"),
-}
 DEFAULT_REFUSAL = ('BadRequest', 'The request to %(action)s %(type)s was '
                    'refused (HTTP 400)')
 
@@ -203,14 +164,15 @@ class Rule:
         if self.failure == REFUSED:
             text = self.refusal(type_name, action)[1]
         else:
-            text = self.message or MESSAGES.get(
-                (type_name, action), DEFAULT_MESSAGE % {
-                    'type': type_name, 'action': action.lower()})
+            text = self.message or registry.REGISTRY.failure(
+                type_name, action) or DEFAULT_MESSAGE % {
+                    'type': type_name, 'action': action.lower()}
         return '%s (simulated fault: %s)' % (text, self.label)
 
     def refusal(self, type_name: str, action: str) -> tuple:
         """The error class's name and its message, for a refusal."""
-        kind, text = REFUSALS.get((type_name, action), DEFAULT_REFUSAL)
+        kind, text = registry.REGISTRY.refusal(type_name, action) or \
+            DEFAULT_REFUSAL
         return kind, self.message or text % {'type': type_name,
                                              'action': action.lower()}
 

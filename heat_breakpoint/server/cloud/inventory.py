@@ -19,6 +19,9 @@ time it is looked up, with values a real cloud would give it (an
 external network with a subnet), and reports every name it assumed. With
 ``--cloud FILE`` (YAML, the format below) the names are those of the
 file and nothing else: a wrong name fails as it would in that cloud.
+What an assumed object has, what comes with it (a network's subnet) and
+the section that lists its kind are its class's
+(:mod:`~heat_breakpoint.server.cloud.registry`).
 
 .. code-block:: yaml
 
@@ -35,8 +38,6 @@ file and nothing else: a wrong name fails as it would in that cloud.
 """
 
 import contextlib
-import hashlib
-import ipaddress
 import threading
 from typing import Optional
 
@@ -44,29 +45,12 @@ import yaml
 
 from heat_breakpoint.server import config
 
+from heat_breakpoint.server.cloud import registry
 from heat_breakpoint.server.cloud import store as cloud_store
 from heat_breakpoint.server.cloud import values
 
-# The file's sections and the kind of object each lists.
-SECTIONS = {
-    'flavors': 'flavor', 'images': 'image', 'networks': 'network',
-    'subnets': 'subnet', 'keypairs': 'keypair',
-    'security_groups': 'security_group', 'volume_types': 'volume_type',
-    'availability_zones': 'availability_zone', 'hosts': 'host',
-    'volumes': 'volume', 'servers': 'server', 'ports': 'port',
-    'routers': 'router', 'projects': 'project', 'users': 'user',
-    'roles': 'role', 'domains': 'domain', 'groups': 'group',
-    'regions': 'region', 'services': 'service',
-}
-
-FLAVORS = {
-    'm1.tiny': (1, 512, 1), 'm1.small': (1, 2048, 20),
-    'm1.medium': (2, 4096, 40), 'm1.large': (4, 8192, 80),
-    'm1.xlarge': (8, 16384, 160), 'ds512M': (1, 512, 5),
-    'ds1G': (1, 1024, 10), 'ds2G': (2, 2048, 10), 'ds4G': (4, 4096, 20),
-}
-EXTERNAL_NAMES = ('public', 'ext-net', 'external', 'ext_net', 'floating',
-                  'external_network', 'public_net', 'provider')
+# The file's sections and the kind of object each lists: the classes'.
+SECTIONS = registry.REGISTRY.sections
 
 
 class InventoryError(config.SetupError):
@@ -80,40 +64,6 @@ class NotFound(LookupError):
         super().__init__('%s %r' % (kind, name))
         self.kind = kind
         self.name = name
-
-
-def _defaults(kind: str, name: Optional[str]) -> dict:
-    """The fields a real cloud would show for an object of this name."""
-    if kind == 'flavor':
-        vcpus, ram, disk = FLAVORS.get(name, (1, 2048, 20))
-        return {'vcpus': vcpus, 'ram': ram, 'disk': disk,
-                'ephemeral': 0, 'swap': 0, 'is_public': True}
-    if kind == 'image':
-        return {'status': 'active', 'min_disk': 0, 'min_ram': 0,
-                'disk_format': 'qcow2', 'container_format': 'bare',
-                'size': 21430272}
-    if kind == 'network':
-        external = (name or '').lower() in EXTERNAL_NAMES
-        return {'router:external': external, 'admin_state_up': True,
-                'status': 'ACTIVE', 'mtu': 1450, 'shared': external}
-    if kind == 'volume_type':
-        return {'is_public': True}
-    if kind == 'keypair':
-        return {'public_key': 'ssh-ed25519 AAAA%s %s' % (
-            values.hex_token(name or '', 40), name),
-            'fingerprint': ':'.join(
-                values.hex_token(name or '', 32)[i:i + 2]
-                for i in range(0, 32, 2))}
-    return {}
-
-
-def _cidr_for(name: str, external: bool) -> str:
-    if external:
-        return '203.0.113.0/24'
-    if name == 'private':
-        return '10.0.0.0/24'
-    octet = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16) or 1
-    return '10.%d.0.0/24' % octet
 
 
 class Inventory(object):
@@ -182,31 +132,14 @@ class Inventory(object):
 
     def _add(self, kind: str, name: Optional[str], origin: str,
              fields: dict, object_id: Optional[str] = None):
-        data = _defaults(kind, name)
+        data = registry.REGISTRY.inventory_fields(kind, name)
         data.update(fields)
         data['name'] = name
-        if kind == 'network':
-            external = bool(data.pop('external', data['router:external']))
-            data['router:external'] = external
-            cidr = data.pop('cidr', None) or _cidr_for(name or '', external)
         object_id = (object_id or data.pop('id', None) or
                      values.object_id(kind, 'cloud:%s' % name))
         data['id'] = object_id
-        found = self.store.add(kind, object_id, name, origin, data)
-        if kind == 'network':
-            net = ipaddress.ip_network(cidr, strict=False)
-            subnet_name = '%s-subnet' % name
-            subnet_id = values.object_id('subnet', 'cloud:%s' % subnet_name)
-            self.store.add('subnet', subnet_id, subnet_name, origin, {
-                'id': subnet_id, 'name': subnet_name,
-                'network_id': object_id, 'cidr': str(net),
-                'ip_version': net.version,
-                'gateway_ip': values.nth_address(cidr, 1),
-                'allocation_pools': values.pools_of(
-                    cidr, gateway=values.nth_address(cidr, 1)),
-                'enable_dhcp': True})
-            found = self.store.update(object_id, subnets=[subnet_id])
-        return found
+        return registry.REGISTRY.keep(self.store, kind, object_id, name,
+                                      origin, data)
 
     def find(self, kind, name_or_id: str):
         """The object, assumed if need be; NotFound if strict and absent."""

@@ -18,8 +18,11 @@ a resource's ``validate`` whatever it needs. For a service the local
 server lacks, the plugin is Heat's own class with those look-ups answered
 by the inventory and the objects stacks created, and the same exception
 when something is missing (so the message is the one a real cloud's Heat
-gives). Everything else a plugin would ask of its service raises
-:class:`NotSimulated`, which names the call.
+gives). What each kind is to a look-up (the plugin methods that find
+it, Heat's word for a missing one) is declared on its class in the
+:mod:`~heat_breakpoint.server.cloud.registry`. Everything else a plugin
+would ask of its service raises :class:`NotSimulated`, which names the
+call.
 """
 
 import inspect
@@ -27,40 +30,11 @@ import inspect
 from heat.common import exception
 from heat.engine.clients import client_plugin
 
+from heat_breakpoint.server.cloud import compute
 from heat_breakpoint.server.cloud import inventory as cloud_inventory
+from heat_breakpoint.server.cloud import registry
 from heat_breakpoint.server.cloud import zaqar
 
-# Heat's words for a missing thing, by kind (EntityNotFound's entity).
-ENTITY = {
-    'flavor': 'Flavor', 'image': 'Image', 'keypair': 'Key',
-    'volume': 'Volume', 'volume_snapshot': 'VolumeSnapshot',
-    'volume_backup': 'Volume backup', 'volume_type': 'VolumeType',
-    'qos_specs': 'QoSSpecs', 'role': 'KeystoneRole',
-    'project': 'KeystoneProject', 'domain': 'KeystoneDomain',
-    'group': 'KeystoneGroup', 'service': 'KeystoneService',
-    'user': 'KeystoneUser', 'region': 'KeystoneRegion', 'server': 'Server',
-    'host': 'Hypervisor',
-}
-# A plugin method, the kind it finds and whether it answers the ID.
-LOOKUPS = {
-    'find_flavor_by_name_or_id': ('flavor', True),
-    'get_flavor': ('flavor', False),
-    'get_keypair': ('keypair', False),
-    'get_server': ('server', False),
-    'fetch_server': ('server', False),
-    'find_image_by_name_or_id': ('image', True),
-    'get_image': ('image', False),
-    'get_volume': ('volume', False),
-    'get_volume_snapshot': ('volume_snapshot', False),
-    'get_volume_backup': ('volume_backup', False),
-    'get_volume_type': ('volume_type', True),
-    'get_qos_specs': ('qos_specs', True),
-    'get_qos_policy_id': ('policy', True),
-    'get_role_id': ('role', True), 'get_project_id': ('project', True),
-    'get_domain_id': ('domain', True), 'get_group_id': ('group', True),
-    'get_service_id': ('service', True), 'get_user_id': ('user', True),
-    'get_region_id': ('region', True),
-}
 # Methods of a plugin that need no service: kept as Heat wrote them.
 KEEP = {'get_heat_url', 'get_heat_cfn_url',
         'get_cfn_metadata_server_url', 'get_insecure_option',
@@ -143,7 +117,7 @@ def _not_found(plugin, kind: str, name: str):
         raise neutron_exc.NotFound(
             message="Unable to find %s with name or id '%s'" % (kind, name))
     raise exception.EntityNotFound(
-        entity=ENTITY.get(kind, kind.replace('_', ' ').title()), name=name)
+        entity=registry.REGISTRY.entity(kind), name=name)
 
 
 def _lookup(plugin, kind: str, name_or_id, as_id: bool):
@@ -252,8 +226,8 @@ def plugin_class(real_cls, service: str, cloud, client=None):
             continue
         if hasattr(client_plugin.ClientPlugin, name):
             continue
-        if name in LOOKUPS:
-            attrs[name] = _make_lookup(*LOOKUPS[name])
+        if name in registry.REGISTRY.lookups:
+            attrs[name] = _make_lookup(*registry.REGISTRY.lookups[name])
         elif name.startswith(('get_', 'find_')):
             attrs[name] = _make_lookup(_guess_kind(name), False)
         elif name.startswith('has_'):
@@ -267,7 +241,6 @@ def _yes(self, *args, **kwargs):
 
 
 def _server_to_ipaddress(self, server):
-    from heat_breakpoint.server.cloud import compute
     found = self.cloud.store.get(server)
     if found is None:
         return None
@@ -289,13 +262,6 @@ SERVICE_METHODS = {
 }
 
 
-# Custom constraints whose kind is not the last part of their name.
-CONSTRAINT_KINDS = {
-    'cinder.vtype': 'volume_type', 'cinder.snapshot': 'volume_snapshot',
-    'cinder.backup': 'volume_backup',
-}
-
-
 def constraint_service(constraint):
     """The service a custom constraint asks (its client's, or module's)."""
     name = getattr(constraint, 'resource_client_name', None)
@@ -309,7 +275,8 @@ def constraint_service(constraint):
 
 
 def constraint_kind(name: str) -> str:
-    return CONSTRAINT_KINDS.get(name, name.rsplit('.', 1)[-1])
+    return registry.REGISTRY.constraint_kinds.get(
+        name, name.rsplit('.', 1)[-1])
 
 
 def constraint_class(real_cls, name: str):

@@ -9,24 +9,26 @@
 # WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
 # License for the specific language governing permissions and limitations
 # under the License.
-"""What a simulated service does with a resource: the models, by type.
+"""What the local server knows about a simulated type: one class.
 
-Every simulated type has a model. :class:`Model` serves any type from its
-schemas alone (the object's fields are its resolved properties; an
-attribute is the property of the same name, or a value that says it is
-simulated); the common types have models of their own
-(:mod:`~heat_breakpoint.server.cloud.compute`,
+A simulated type is a subclass of :class:`SimulatedType` in its
+service's module (:mod:`~heat_breakpoint.server.cloud.compute`,
 :mod:`~heat_breakpoint.server.cloud.network`,
-:mod:`~heat_breakpoint.server.cloud.volume`) whose values are consistent
-with each other, as a server's addresses are its ports' addresses.
-A model registers itself with :func:`model` for the types it serves.
+:mod:`~heat_breakpoint.server.cloud.volume`...), listed once in
+:mod:`~heat_breakpoint.server.cloud.registry`. Its class attributes say
+what a real cloud's service does with it (how long an action takes, the
+words of its failure and of its refusal, how Heat looks one up, its
+section of the ``--cloud`` file) and its methods what the service makes
+of it (the object's fields, its attributes). A type nobody declared is
+served from its schemas alone by this base class; so the common types'
+values are consistent with each other, as a server's addresses are its
+ports' addresses.
 """
 
 import re
 
 from heat_breakpoint.server.cloud import values
 
-_MODELS = {}
 NOTHING = object()
 
 # Inputs a service keeps to itself: never shown back as an attribute.
@@ -36,18 +38,13 @@ PRIVATE = re.compile(r'pass|secret|user_data|private_key|token|credential',
 _TYPE_OF = {'string': str, 'map': dict, 'list': list, 'integer': int,
             'boolean': bool}
 
-
-def model(*type_names):
-    """Class decorator: the model serves these resource types."""
-    def register(cls):
-        for name in type_names:
-            _MODELS[name] = cls()
-        return cls
-    return register
-
-
-def model_for(type_name: str) -> 'Model':
-    return _MODELS.get(type_name) or Model()
+#: The actions of a resource a service runs (and a fault rule names).
+ACTIONS = ('CREATE', 'UPDATE', 'DELETE', 'SUSPEND', 'RESUME', 'CHECK',
+           'SNAPSHOT', 'RESTORE', 'ADOPT')
+#: ``--realistic-times`` for an action of a type that gives none: (low,
+#: high) seconds by action, ``'*'`` for the other actions.
+BUILD_TIMES = {'CREATE': (0.5, 1.5), 'UPDATE': (0.5, 1.5),
+               'DELETE': (0.5, 1.0), '*': (0.2, 0.5)}
 
 
 def kind_of(type_name: str) -> str:
@@ -74,10 +71,60 @@ def fits(value, type_name) -> bool:
     return isinstance(value, wanted)
 
 
-class Model(object):
-    """A service object from the type's schemas alone."""
+class SimulatedType(object):
+    """A simulated type: what the service does with it, and its words.
 
+    Each subclass declares what it needs of these; the registry checks
+    them once, at import.
+    """
+
+    #: The Heat resource type served (``OS::Nova::Server``); None for a
+    #: kind of the cloud's objects that Heat looks up but no modelled
+    #: type makes (an image, a Keystone role).
+    type_name = None
+    #: The kind of object it is in the store, and what look-ups find.
     kind = None
+    #: ``--realistic-times``: (low, high) seconds by action; the others
+    #: take :data:`BUILD_TIMES`.
+    build_times = {}
+    #: What the service says when an action fails (a fault rule's
+    #: ``fail``), by action; else the fault rules' general words.
+    failures = {}
+    #: What the service answers when it refuses an action (``failure:
+    #: refused``): (its client's error class name, the message), by action.
+    refusals = {}
+    # What the kind is to Heat's look-ups; one class of a kind declares
+    # them (the registry refuses a second).
+    #: Heat's word for a missing one (EntityNotFound's entity), when it is
+    #: not the kind's words titled.
+    entity = None
+    #: The client plugin methods that find one: method -> whether it
+    #: answers the ID (a getter answers the object).
+    lookups = {}
+    #: Heat's custom constraints whose kind is not their last name part.
+    constraints = ()
+    #: Its section of the ``--cloud`` file.
+    section = None
+
+    @classmethod
+    def inventory_fields(cls, name) -> dict:
+        """The fields a real cloud would show for one of this name."""
+        return {}
+
+    @classmethod
+    def keep(cls, store, kind: str, object_id: str, name, origin: str,
+             data: dict):
+        """Add one the cloud has (an assumed one, or the file's).
+
+        A kind whose objects come with others (a network, its subnet)
+        adds them too; the object's row is returned.
+        """
+        return store.add(kind, object_id, name, origin, data)
+
+    @classmethod
+    def build_time(cls, action: str) -> tuple:
+        return (cls.build_times.get(action) or BUILD_TIMES.get(action) or
+                BUILD_TIMES['*'])
 
     def kind_for(self, sim) -> str:
         return self.kind or kind_of(sim.type_name)

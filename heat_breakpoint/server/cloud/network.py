@@ -14,11 +14,21 @@
 Addresses are handed out as Neutron's DHCP would: the lowest free address
 of the subnet's allocation pools, so a port's fixed IP is inside its
 subnet's CIDR, a floating IP inside the external network's, and a second
-run of the same stack gets the same addresses.
+run of the same stack gets the same addresses. Each type is one class
+here (an EC2 type, a class of its own on the same behaviour).
 """
+
+import hashlib
+import ipaddress
 
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import values
+
+# Names an assumed network is external by (the cloud's public network).
+EXTERNAL_NAMES = ('public', 'ext-net', 'external', 'ext_net', 'floating',
+                  'external_network', 'public_net', 'provider')
+PORT_IP_TAKEN = 'IP address 10.0.0.5 already allocated in subnet ' \
+    'private-subnet'
 
 
 def subnets_of(store, network_id: str) -> list:
@@ -94,9 +104,7 @@ def new_port(sim, network_id, requested_ips=None, name='', device_id='',
     return sim.add('port', fields, name, seed_suffix=seed_suffix)
 
 
-@models.model('OS::Neutron::Net', 'OS::Neutron::ProviderNet',
-              'AWS::EC2::VPC')
-class Net(models.Model):
+class _Network(models.SimulatedType):
     kind = 'network'
 
     def create(self, sim):
@@ -106,8 +114,6 @@ class Net(models.Model):
             'router:external': bool(fields.get('router_external', False)),
             'port_security_enabled': fields.get('port_security_enabled',
                                                 True)})
-        if sim.type_name == 'AWS::EC2::VPC':
-            fields['cidr'] = sim.props.get('CidrBlock')
         return fields
 
     def attribute(self, sim, obj, name):
@@ -121,15 +127,69 @@ class Net(models.Model):
         return models.NOTHING
 
 
-@models.model('OS::Neutron::Subnet', 'AWS::EC2::Subnet')
-class Subnet(models.Model):
-    kind = 'subnet'
+class Net(_Network):
+    type_name = 'OS::Neutron::Net'
+    section = 'networks'
+
+    @classmethod
+    def inventory_fields(cls, name):
+        external = (name or '').lower() in EXTERNAL_NAMES
+        return {'router:external': external, 'admin_state_up': True,
+                'status': 'ACTIVE', 'mtu': 1450, 'shared': external}
+
+    @classmethod
+    def keep(cls, store, kind, object_id, name, origin, data):
+        # A network of the cloud has a subnet, so that a port on it has
+        # an address: the file's ``cidr``, else one from its name.
+        external = bool(data.pop('external', data['router:external']))
+        data['router:external'] = external
+        cidr = data.pop('cidr', None) or _cidr_for(name or '', external)
+        store.add(kind, object_id, name, origin, data)
+        net = ipaddress.ip_network(cidr, strict=False)
+        subnet_name = '%s-subnet' % name
+        subnet_id = values.object_id('subnet', 'cloud:%s' % subnet_name)
+        store.add('subnet', subnet_id, subnet_name, origin, {
+            'id': subnet_id, 'name': subnet_name,
+            'network_id': object_id, 'cidr': str(net),
+            'ip_version': net.version,
+            'gateway_ip': values.nth_address(cidr, 1),
+            'allocation_pools': values.pools_of(
+                cidr, gateway=values.nth_address(cidr, 1)),
+            'enable_dhcp': True})
+        return store.update(object_id, subnets=[subnet_id])
+
+
+def _cidr_for(name: str, external: bool) -> str:
+    if external:
+        return '203.0.113.0/24'
+    if name == 'private':
+        return '10.0.0.0/24'
+    octet = int(hashlib.sha256(name.encode()).hexdigest()[:2], 16) or 1
+    return '10.%d.0.0/24' % octet
+
+
+class ProviderNet(_Network):
+    type_name = 'OS::Neutron::ProviderNet'
+
+
+class Vpc(_Network):
+    type_name = 'AWS::EC2::VPC'
 
     def create(self, sim):
         fields = super().create(sim)
-        if sim.type_name == 'AWS::EC2::Subnet':
-            fields.update(cidr=sim.props.get('CidrBlock'),
-                          network=sim.props.get('VpcId'))
+        fields['cidr'] = sim.props.get('CidrBlock')
+        return fields
+
+
+class _Subnet(models.SimulatedType):
+    kind = 'subnet'
+
+    def fields(self, sim) -> dict:
+        """The subnet as its template says it (CIDR, network...)."""
+        return super().create(sim)
+
+    def create(self, sim):
+        fields = self.fields(sim)
         cidr = fields.get('cidr') or '10.0.0.0/24'
         network = fields.get('network') or fields.get('network_id')
         gateway = fields.get('gateway_ip')
@@ -151,22 +211,35 @@ class Subnet(models.Model):
         return fields
 
 
-@models.model('OS::Neutron::Port', 'AWS::EC2::NetworkInterface')
-class Port(models.Model):
+class Subnet(_Subnet):
+    type_name = 'OS::Neutron::Subnet'
+    section = 'subnets'
+
+
+class Ec2Subnet(_Subnet):
+    type_name = 'AWS::EC2::Subnet'
+
+    def fields(self, sim):
+        fields = super().fields(sim)
+        fields.update(cidr=sim.props.get('CidrBlock'),
+                      network=sim.props.get('VpcId'))
+        return fields
+
+
+class _Port(models.SimulatedType):
     kind = 'port'
+
+    def addresses(self, sim) -> tuple:
+        """(the port's network, the fixed IPs asked for)."""
+        props = sim.props
+        network = props.get('network') or props.get('network_id')
+        requested = [] if props.get('no_fixed_ips') else (
+            props.get('fixed_ips') or [])
+        return network, requested
 
     def create(self, sim):
         props = sim.props
-        if sim.type_name == 'AWS::EC2::NetworkInterface':
-            subnet = sim.store.get(props.get('SubnetId')) or sim.find(
-                'subnet', props.get('SubnetId'))
-            network = subnet['network_id']
-            requested = [{'subnet': subnet.id,
-                          'ip_address': props.get('PrivateIpAddress')}]
-        else:
-            network = props.get('network') or props.get('network_id')
-            requested = [] if props.get('no_fixed_ips') else (
-                props.get('fixed_ips') or [])
+        network, requested = self.addresses(sim)
         fields = port_fields(sim, network, requested,
                              name=props.get('name') or sim.physical_name,
                              device_id=props.get('device_id') or '')
@@ -202,9 +275,32 @@ class Port(models.Model):
         return changes
 
 
-@models.model('OS::Neutron::Router')
-class Router(models.Model):
+class Port(_Port):
+    type_name = 'OS::Neutron::Port'
+    build_times = {'CREATE': (1.0, 1.5)}
+    failures = {'CREATE': 'Conflict: %s. Neutron server returns '
+                          "request_ids: ['req-0d6c2a9e']" % PORT_IP_TAKEN}
+    refusals = {'CREATE': ('IpAddressAlreadyAllocatedClient',
+                           PORT_IP_TAKEN)}
+    section = 'ports'
+
+
+class NetworkInterface(_Port):
+    type_name = 'AWS::EC2::NetworkInterface'
+
+    def addresses(self, sim):
+        props = sim.props
+        subnet = sim.store.get(props.get('SubnetId')) or sim.find(
+            'subnet', props.get('SubnetId'))
+        return subnet['network_id'], [{
+            'subnet': subnet.id, 'ip_address': props.get('PrivateIpAddress')}]
+
+
+class Router(models.SimulatedType):
+    type_name = 'OS::Neutron::Router'
     kind = 'router'
+    build_times = {'CREATE': (2.0, 4.0)}
+    section = 'routers'
 
     def create(self, sim):
         fields = super().create(sim)
@@ -238,9 +334,10 @@ class Router(models.Model):
                 sim.store.delete(port.id)
 
 
-@models.model('OS::Neutron::RouterInterface')
-class RouterInterface(models.Model):
+class RouterInterface(models.SimulatedType):
+    type_name = 'OS::Neutron::RouterInterface'
     kind = 'router_interface'
+    build_times = {'CREATE': (1.5, 3.0)}
 
     def create(self, sim):
         fields = super().create(sim)
@@ -302,9 +399,13 @@ def port_first_address(store, port_id):
                 None)
 
 
-@models.model('OS::Neutron::FloatingIP')
-class FloatingIP(models.Model):
+class FloatingIP(models.SimulatedType):
+    type_name = 'OS::Neutron::FloatingIP'
     kind = 'floatingip'
+    build_times = {'CREATE': (1.0, 3.0)}
+    failures = {'CREATE': 'Conflict: No more IP addresses available on '
+                          'network public. Neutron server returns '
+                          "request_ids: ['req-5a3f16c2']"}
 
     def create(self, sim):
         props = sim.props
@@ -335,8 +436,8 @@ class FloatingIP(models.Model):
         return changes
 
 
-@models.model('OS::Neutron::FloatingIPAssociation')
-class FloatingIPAssociation(models.Model):
+class FloatingIPAssociation(models.SimulatedType):
+    type_name = 'OS::Neutron::FloatingIPAssociation'
     kind = 'floatingip_association'
 
     def create(self, sim):
@@ -371,11 +472,30 @@ class FloatingIPAssociation(models.Model):
                              router_id=None, status='DOWN')
 
 
-@models.model('OS::Neutron::SecurityGroup', 'AWS::EC2::SecurityGroup')
-class SecurityGroup(models.Model):
+class _SecurityGroup(models.SimulatedType):
     kind = 'security_group'
 
     def create(self, sim):
         fields = super().create(sim)
         fields['tenant_id'] = sim.project
         return fields
+
+
+class SecurityGroup(_SecurityGroup):
+    type_name = 'OS::Neutron::SecurityGroup'
+    section = 'security_groups'
+
+
+class Ec2SecurityGroup(_SecurityGroup):
+    type_name = 'AWS::EC2::SecurityGroup'
+
+
+class QosPolicy(models.SimulatedType):
+    """A QoS policy, as Heat's Neutron plugin's get_qos_policy_id finds it.
+
+    Its generic finder asks for ``qos_policy`` instead (``NEUTRON_KINDS``
+    of :mod:`~heat_breakpoint.server.cloud.lookups`).
+    """
+
+    kind = 'policy'
+    lookups = {'get_qos_policy_id': True}

@@ -16,12 +16,12 @@ mixed in before it: the property and attribute schemas, validation,
 translation, update policy (what is updated in place, what forces a
 replacement) and everything Heat decides stay Heat's. Only the methods
 that would talk to the service (``handle_*``, ``check_*_complete``,
-attribute resolution, the live state) ask the type's model instead
-(:mod:`heat_breakpoint.server.cloud.models`). The events and status of
-a simulated resource say that it is simulated.
+attribute resolution, the live state) ask the type's
+:class:`~heat_breakpoint.server.cloud.models.SimulatedType` instead (from
+:mod:`~heat_breakpoint.server.cloud.registry`). The events and status
+of a simulated resource say that it is simulated.
 """
 
-import re
 import time
 
 from heat.common import exception
@@ -29,6 +29,8 @@ from heat.engine import resource as heat_resource
 
 from heat_breakpoint.server.cloud import lookups
 from heat_breakpoint.server.cloud import models
+from heat_breakpoint.server.cloud import paths
+from heat_breakpoint.server.cloud import registry
 from heat_breakpoint.server.cloud import values
 
 SIMULATED_REASON = 'state changed (simulated cloud)'
@@ -42,30 +44,6 @@ HEAT_MODULES = ('heat.engine.resources.openstack.heat.',)
 # Methods a plugin may have for actions the service runs; simulated as
 # done, only on the types that have them.
 ACTIONS = ('suspend', 'resume', 'check', 'snapshot')
-_SHORT_ID = re.compile(r'-[a-z2-7]{12}(?=-|$)')
-
-
-def stack_path(stack) -> str:
-    """The stack's name with the random parts of nested names taken out."""
-    return _SHORT_ID.sub('', stack.name or '')
-
-
-def resource_path(cnxt, stack_id: str, name: str) -> tuple:
-    """``(root stack ID, 'outer/inner/name')``: where the resource is.
-
-    The path as breakpoints name it: the names of the resources whose
-    nested stacks lead to it (read from Heat's stack rows).
-    """
-    from heat.db import api as db_api
-    names = [name]
-    while stack_id:
-        row = db_api.stack_get(cnxt, stack_id, show_deleted=True,
-                               eager_load=False)
-        if row is None or not row.owner_id:
-            break
-        names.insert(0, row.parent_resource_name or '')
-        stack_id = row.owner_id
-    return stack_id, '/'.join(names)
 
 
 class ResourceInError(exception.ResourceInError):
@@ -112,7 +90,7 @@ class Sim(object):
         self.inventory = cloud.inventory
         self.type_name = rsrc.type()
         self.name = rsrc.name
-        self.seed = '%s/%s' % (stack_path(rsrc.stack), rsrc.name)
+        self.seed = '%s/%s' % (paths.stack_path(rsrc.stack), rsrc.name)
         self._props = None
 
     @property
@@ -173,14 +151,15 @@ class SimulatedResource(object):
         return Sim(self, self.simulated_cloud)
 
     def _model(self):
-        return models.model_for(self.type())
+        return registry.REGISTRY.model_for(self.type())
 
     def _pending(self, action: str, result=None) -> _Pending:
         """Whether a fault rule acts on this action, and its build time."""
         cloud = self.simulated_cloud
         if not cloud.faults.rules and not cloud.timing:
             return _Pending(result=result)
-        root, path = resource_path(self.context, self.stack.id, self.name)
+        root, path = paths.resource_path(self.context, self.stack.id,
+                                         self.name)
         decision = cloud.faults.decide(path, self.type(), action,
                                        effects=('fail', 'delay', 'hang'),
                                        scope=root)

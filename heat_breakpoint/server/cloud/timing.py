@@ -15,32 +15,13 @@ By default the simulated cloud answers at once. With realistic times a
 server takes tens of seconds to build and a port a second, drawn from a
 range with a seed (the same run takes the same times), so parallel paths
 and ``watch`` look as they will in production. A fault rule's ``delay``
-replaces the time of the actions it matches.
+replaces the time of the actions it matches. Each type's times are its
+class's (``build_times``, :mod:`~heat_breakpoint.server.cloud.registry`).
 """
 
 import random
 
-# (type, action) -> (low, high) seconds; ('*', action) for the others.
-TIMES = {
-    ('OS::Nova::Server', 'CREATE'): (20.0, 40.0),
-    ('AWS::EC2::Instance', 'CREATE'): (20.0, 40.0),
-    ('OS::Nova::Server', 'DELETE'): (5.0, 10.0),
-    ('AWS::EC2::Instance', 'DELETE'): (5.0, 10.0),
-    ('OS::Nova::Server', 'UPDATE'): (10.0, 30.0),
-    ('OS::Cinder::Volume', 'CREATE'): (5.0, 10.0),
-    ('AWS::EC2::Volume', 'CREATE'): (5.0, 10.0),
-    ('OS::Cinder::VolumeAttachment', 'CREATE'): (3.0, 6.0),
-    ('AWS::EC2::VolumeAttachment', 'CREATE'): (3.0, 6.0),
-    ('OS::Neutron::Router', 'CREATE'): (2.0, 4.0),
-    ('OS::Neutron::RouterInterface', 'CREATE'): (1.5, 3.0),
-    ('OS::Neutron::FloatingIP', 'CREATE'): (1.0, 3.0),
-    ('OS::Neutron::Port', 'CREATE'): (1.0, 1.5),
-    ('OS::Octavia::LoadBalancer', 'CREATE'): (60.0, 120.0),
-    ('*', 'CREATE'): (0.5, 1.5),
-    ('*', 'UPDATE'): (0.5, 1.5),
-    ('*', 'DELETE'): (0.5, 1.0),
-    ('*', '*'): (0.2, 0.5),
-}
+from heat_breakpoint.server.cloud import registry
 
 
 class Timing(object):
@@ -50,9 +31,7 @@ class Timing(object):
         self.seed = seed
 
     def range_for(self, type_name: str, action: str) -> tuple:
-        for key in ((type_name, action), ('*', action), ('*', '*')):
-            if key in TIMES:
-                return TIMES[key]
+        return registry.REGISTRY.build_time(type_name, action)
 
     def seconds(self, type_name: str, action: str, path: str) -> float:
         low, high = self.range_for(type_name, action)

@@ -12,7 +12,10 @@
 """Simulated Cinder: volumes and their attachments to servers.
 
 A volume is ``available`` until an attachment makes it ``in-use``; its
-``attachments`` name the server and the device, as Cinder's do.
+``attachments`` name the server and the device, as Cinder's do. Each
+type is one class here (an EC2 type, a class of its own on the same
+behaviour), as are the kinds Heat looks up in Cinder (volume types,
+snapshots, backups, QoS specs).
 """
 
 import datetime
@@ -33,9 +36,9 @@ def _status(store, volume_id) -> str:
     return 'in-use' if _attachments(store, volume_id) else 'available'
 
 
-@models.model('OS::Cinder::Volume', 'AWS::EC2::Volume')
-class Volume(models.Model):
+class _Volume(models.SimulatedType):
     kind = 'volume'
+    build_times = {'CREATE': (5.0, 10.0)}
 
     def create(self, sim):
         fields = super().create(sim)
@@ -86,9 +89,24 @@ class Volume(models.Model):
         return shown
 
 
-@models.model('OS::Cinder::VolumeAttachment', 'AWS::EC2::VolumeAttachment')
-class VolumeAttachment(models.Model):
+class Volume(_Volume):
+    type_name = 'OS::Cinder::Volume'
+    failures = {'CREATE': 'Went to status error due to "Unknown"'}
+    refusals = {'CREATE': (
+        'OverLimit', "VolumeLimitExceeded: Maximum number of volumes "
+        "allowed (10) exceeded for quota 'volumes'. (HTTP 413)")}
+    entity = 'Volume'
+    lookups = {'get_volume': False}
+    section = 'volumes'
+
+
+class Ec2Volume(_Volume):
+    type_name = 'AWS::EC2::Volume'
+
+
+class _VolumeAttachment(models.SimulatedType):
     kind = 'volume_attachment'
+    build_times = {'CREATE': (3.0, 6.0)}
 
     def create(self, sim):
         props = sim.props
@@ -109,3 +127,45 @@ class VolumeAttachment(models.Model):
             if key in prop_diff:
                 changes[field] = prop_diff[key]
         return changes
+
+
+class VolumeAttachment(_VolumeAttachment):
+    type_name = 'OS::Cinder::VolumeAttachment'
+    failures = {'CREATE': 'Failed to attach volume to server: Went to '
+                          'status error due to "Unknown"'}
+
+
+class Ec2VolumeAttachment(_VolumeAttachment):
+    type_name = 'AWS::EC2::VolumeAttachment'
+
+
+class VolumeType(models.SimulatedType):
+    kind = 'volume_type'
+    entity = 'VolumeType'
+    lookups = {'get_volume_type': True}
+    constraints = ('cinder.vtype',)
+    section = 'volume_types'
+
+    @classmethod
+    def inventory_fields(cls, name):
+        return {'is_public': True}
+
+
+class VolumeSnapshot(models.SimulatedType):
+    kind = 'volume_snapshot'
+    entity = 'VolumeSnapshot'
+    lookups = {'get_volume_snapshot': False}
+    constraints = ('cinder.snapshot',)
+
+
+class VolumeBackup(models.SimulatedType):
+    kind = 'volume_backup'
+    entity = 'Volume backup'
+    lookups = {'get_volume_backup': False}
+    constraints = ('cinder.backup',)
+
+
+class QosSpecs(models.SimulatedType):
+    kind = 'qos_specs'
+    entity = 'QoSSpecs'
+    lookups = {'get_qos_specs': True}

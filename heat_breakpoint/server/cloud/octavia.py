@@ -1,0 +1,24 @@
+# Licensed under the Apache License, Version 2.0 (the "License"); you may
+# not use this file except in compliance with the License. You may obtain
+# a copy of the License at
+#
+#      http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS, WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied. See the
+# License for the specific language governing permissions and limitations
+# under the License.
+"""Simulated Octavia: a load balancer, served from its schemas.
+
+What a real Octavia adds is time: a load balancer takes a minute or two
+to build, which ``--realistic-times`` shows.
+"""
+
+from heat_breakpoint.server.cloud import models
+
+
+class LoadBalancer(models.SimulatedType):
+    type_name = 'OS::Octavia::LoadBalancer'
+    kind = 'load_balancer'
+    build_times = {'CREATE': (60.0, 120.0)}
