@@ -59,6 +59,8 @@ def _not_found(exc) -> bool:
 class _Stack(object):
     """A view of one stack, named ``name/id`` by the URL."""
 
+    kwargs: dict  # the URL's arguments, set by Django's View
+
     def ident(self) -> str:
         return '%s/%s' % (self.kwargs['stack_name'], self.kwargs['stack_id'])
 

@@ -23,8 +23,8 @@ import heatclient_ext.dashboard
 _CONF = os.path.join(os.path.dirname(heatclient_ext.dashboard.__file__),
                      'conf')
 # Horizon execs this file in its settings module: the names are there.
-POLICY_FILES.update({  # noqa: F821
+POLICY_FILES.update({  # type: ignore[name-defined]  # noqa: F821
     'breakpoints': os.path.join(_CONF, 'breakpoints_policy.yaml')})
-DEFAULT_POLICY_FILES.update({  # noqa: F821
+DEFAULT_POLICY_FILES.update({  # type: ignore[name-defined]  # noqa: F821
     'breakpoints': os.path.join(_CONF, 'default_policies',
                                 'breakpoints.yaml')})
