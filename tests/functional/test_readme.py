@@ -66,7 +66,7 @@ README = os.path.join(ROOT, 'README.rst')
 USER_GUIDE = os.path.join(ROOT, 'doc', 'source', 'user')
 #: The user guide's pages, in the order of its table of contents.
 USER_PAGES = ['concepts', 'walkthrough', 'failures', 'live-session',
-              'editor', 'local-server', 'simulated-cloud']
+              'editor', 'web-console', 'local-server', 'simulated-cloud']
 WALKTHROUGH = os.path.join(USER_GUIDE, 'walkthrough.rst')
 FAILURES = os.path.join(USER_GUIDE, 'failures.rst')
 FAULTS_FILE = 'examples/faults.yaml'
