@@ -25,6 +25,7 @@ sends it.
 
 import logging
 import threading
+import typing
 
 from heatclient import client as heat_client
 from keystoneauth1 import noauth
@@ -122,6 +123,68 @@ class LocalHeat:
         with self.lock:
             self.stopped = True
         self.process.remove(timeout=30)
+
+
+class OwnHeat:
+    """The local Heat a session started or took over, stopped once.
+
+    A launch and the session's end run on different threads: a server
+    that comes after the end is stopped at once, and one being started
+    when the end comes is stopped even half started.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._local: typing.Optional[LocalHeat] = None
+        self._closed = False
+
+    @property
+    def local(self) -> typing.Optional[LocalHeat]:
+        return self._local
+
+    def _keep(self, local: LocalHeat) -> bool:
+        with self._lock:
+            if self._closed or self._local is not None:
+                return False
+            self._local = local
+            return True
+
+    def prestart(self) -> None:
+        """Launch (or take over the adapter's early) local Heat, no wait."""
+        local = LocalHeat(local_process.take_early())
+        if not self._keep(local):
+            local.stop()
+            return
+        try:
+            local.launch()
+        except Exception as exc:  # said again, if needed, by the launch
+            LOG.info('local Heat not started early: %s', exc)
+
+    def drop(self) -> None:
+        """The launch names another Heat: the one started early goes."""
+        with self._lock:
+            early, self._local = self._local, None
+        if early is not None:
+            early.stop()
+
+    def start(self, say) -> LocalHeat:
+        """The local Heat, started if it was not, once it answers."""
+        with self._lock:
+            if self._closed:
+                raise exceptions.BreakpointCommandError(
+                    _('the editor has left'))
+            if self._local is None:
+                self._local = LocalHeat()
+            local = self._local
+        local.start(say)
+        return local
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            local, self._local = self._local, None
+        if local is not None:
+            local.stop()
 
 
 def running_local(port) -> str:

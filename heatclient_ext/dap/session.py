@@ -39,7 +39,6 @@ from heatclient_ext.dap import following
 from heatclient_ext.dap import heat
 from heatclient_ext.dap import holds as dap_holds
 from heatclient_ext.dap import lines
-from heatclient_ext.dap import local_process
 from heatclient_ext.dap import looking
 from heatclient_ext import exceptions
 from heatclient_ext.printable import printable
@@ -95,7 +94,8 @@ class Session:
         self.launched_environment: tuple = ()
         self.client = None
         self.manager: typing.Optional[bp_v1.BreakpointManager] = None
-        self.local: typing.Optional[heat.LocalHeat] = None
+        # The local Heat it started, if it started one.
+        self.own_heat = heat.OwnHeat()
         self.endpoint: typing.Optional[str] = None
         self.faults: list = []
         self.stack: typing.Optional[str] = None
@@ -184,41 +184,23 @@ class Session:
 
     def on_initialize(self, args):
         if self.prestart:
-            threading.Thread(target=self._prestart, daemon=True).start()
+            threading.Thread(target=self.own_heat.prestart,
+                             daemon=True).start()
         return capabilities()
-
-    def _prestart(self) -> None:
-        # The adapter's own early launch, if it made one (stdio only).
-        local = heat.LocalHeat(local_process.take_early())
-        with self.life:
-            if self.left or self.local is not None:
-                local.stop()
-                return
-            self.local = local  # close() stops it, even half started
-        try:
-            local.launch()
-        except Exception as exc:  # said again, if needed, by the launch
-            LOG.info('local Heat not started early: %s', exc)
 
     def _connect(self, args) -> None:
         if args.get('localHeat') is not None:
             args = dict(args, endpoint=heat.running_local(args['localHeat']))
         self.endpoint = args.get('endpoint')
         if args.get('endpoint') or args.get('cloud'):
-            with self.life:
-                early, self.local = self.local, None
-            if early is not None:
-                early.stop()  # started at initialize, for nothing
+            self.own_heat.drop()  # started at initialize, for nothing
             self.client = heat.client_for(args.get('endpoint'),
                                           args.get('cloud'))
         else:
             with self.life:
                 if self.left:
                     raise RequestError(_('the editor has left'))
-                if self.local is None:
-                    self.local = heat.LocalHeat()
-                local = self.local  # close() stops it, even half started
-            local.start(self.say)
+            local = self.own_heat.start(self.say)
             self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
                 'url': local.endpoint, 'dir': local.state_dir})
             self.endpoint = local.endpoint
@@ -552,15 +534,13 @@ class Session:
         Fault rules this session added to a server it did not start go.
         """
         try:
-            if self.faults and self.local is None and self.endpoint:
+            if self.faults and self.own_heat.local is None and \
+                    self.endpoint:
                 faults.remove(self.endpoint, self.faults)
             self.faults = []
             self.following.stop()
         finally:
-            with self.life:
-                local, self.local = self.local, None
             try:
-                if local is not None:
-                    local.stop()
+                self.own_heat.close()
             finally:
                 self.closed.set()

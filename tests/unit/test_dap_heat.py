@@ -149,3 +149,39 @@ def test_an_early_local_heat_nobody_took_is_removed(early):
     assert local_process.take_early() is None
     local_process.launch_early()  # the adapter is ending: no new one
     assert len(early) == 1
+
+
+class _Local:
+    def __init__(self, launched=None):
+        self.launched = launched is not None
+        self.stopped = False
+
+    def launch(self):
+        self.launched = True
+
+    def stop(self):
+        self.stopped = True
+
+
+def test_a_session_heat_after_the_end_is_stopped_at_once(early, monkeypatch):
+    monkeypatch.setattr(heat, 'LocalHeat', _Local)
+    own = heat.OwnHeat()
+    own.prestart()
+    first = own.local
+    assert first.launched and not first.stopped
+    own.close()
+    assert first.stopped and own.local is None
+    own.prestart()  # the launch's thread, late: nothing kept
+    assert own.local is None
+    with pytest.raises(exceptions.BreakpointCommandError) as refused:
+        own.start(lambda text: None)
+    assert str(refused.value) == 'the editor has left'
+
+
+def test_a_launch_on_another_heat_drops_the_early_one(early, monkeypatch):
+    monkeypatch.setattr(heat, 'LocalHeat', _Local)
+    own = heat.OwnHeat()
+    own.prestart()
+    started = own.local
+    own.drop()
+    assert started.stopped and own.local is None

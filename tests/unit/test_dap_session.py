@@ -242,7 +242,7 @@ def test_an_argument_of_the_wrong_kind_is_one_line(sess):
                 time.sleep(0.01)
         answer = sess.sent[-1]
         assert (answer['success'], answer['message']) == (False, message)
-    assert sess.local is None  # no local Heat started for a bad launch
+    assert sess.own_heat.local is None  # none started: a bad launch
 
 
 def test_leaving_an_attach_disarms_what_the_session_armed(sess):
