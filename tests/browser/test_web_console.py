@@ -22,13 +22,13 @@ The screenshots are the user guide's pictures
 """
 
 import os
-import time
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import manager as bp_v1
+from tests.functional import utils
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMAGES = os.path.join(os.path.dirname(os.path.dirname(HERE)), 'doc',
@@ -55,15 +55,9 @@ resources:
 ENVIRONMENT = 'breakpoints:\n  - {resource: b}\n'
 
 
-def wait_until(predicate, timeout=120, what='condition', interval=0.5):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = predicate()
-        if found:
-            return found
-        time.sleep(interval)
-    raise AssertionError('timed out after %ds waiting for %s' % (timeout,
-                                                                 what))
+def wait_until(predicate, timeout=120, what='condition'):
+    """The functional tier's wait, at a page's pace."""
+    return utils.wait_for(predicate, timeout, 0.5, what)
 
 
 def shot(browser, name):
@@ -104,8 +98,12 @@ def launch_in_the_stacks_panel(browser, console, name):
         'the Launch Stack form')[0]
     stack_name.send_keys(name)
     submit_form_of(browser, 'id_stack_name')
-    wait_until(lambda: 'launch' not in browser.current_url, 60,
-               'the stack launched')
+    # The launch's answer is a redirect to the Stacks page: until it has
+    # landed, a page asked for next can be overtaken by it.
+    wait_until(lambda: browser.current_url.rstrip('/').endswith(
+        '/project/stacks') and browser.execute_script(
+            'return document.readyState') == 'complete', 60,
+        'the stack launched')
 
 
 def rows(browser):
