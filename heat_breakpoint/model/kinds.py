@@ -62,20 +62,31 @@ class Kind:
 
     when: str
     phase: str
-    actions: tuple
-    default_actions: tuple
-    flag: typing.Optional[str]
-    reason: str
-    when_text: str
-    option_help: typing.Optional[str]
-    flag_help: typing.Optional[str]
     screen: str
-    enter: str
-    enter_words: str
+    actions: tuple = ACTIONS
+    default_actions: tuple = DEFAULT_ACTIONS
+    flag: typing.Optional[str] = None
+    reason: str = ''
+    when_text: str = ''
+    option_help: typing.Optional[str] = None
+    flag_help: typing.Optional[str] = None
+    enter: str = 'step'
+    enter_words: str = 'step it'
     question: str = 'Release %(name)s?'
     stock_hook: bool = False
     planned: bool = False
     failure: bool = False
+
+    def __post_init__(self) -> None:
+        # A kind that holds where its name says (before, after) is said
+        # so: its status reason and its words around the action.
+        if not self.reason:
+            object.__setattr__(
+                self, 'reason',
+                'Breakpoint %%(name)s reached %s %%(action)s (%%(hook)s)'
+                % self.when)
+        if not self.when_text:
+            object.__setattr__(self, 'when_text', self.when + ' %s')
 
     @property
     def option(self) -> str:
@@ -175,26 +186,17 @@ class Exit:
 
 
 BEFORE = Kind(
-    when='before', phase=BEFORE_ACTION, actions=ACTIONS,
-    default_actions=DEFAULT_ACTIONS, flag=None, stock_hook=True,
-    reason='Breakpoint %(name)s reached before %(action)s (%(hook)s)',
-    when_text='before %s',
-    option_help=None, flag_help=None,
-    screen='at breakpoint %(name)s',
-    enter='step', enter_words='step it')
+    when='before', phase=BEFORE_ACTION, stock_hook=True,
+    screen='at breakpoint %(name)s')
 AFTER = Kind(
-    when='after', phase=ACTION_DONE, actions=ACTIONS,
-    default_actions=DEFAULT_ACTIONS, flag='--after', stock_hook=True,
-    reason='Breakpoint %(name)s reached after %(action)s (%(hook)s)',
-    when_text='after %s',
+    when='after', phase=ACTION_DONE, flag='--after', stock_hook=True,
     option_help='Hold right after this resource\'s %(action)s completed, '
                 'before what depends on it starts.',
     flag_help='Hold right after the resource\'s action completed',
     screen='done, held after it at breakpoint %(name)s',
-    enter='step', enter_words='step on (hold at what waits for it)')
+    enter_words='step on (hold at what waits for it)')
 FAILED = Kind(
-    when='failed', phase=ACTION_DONE, actions=ACTIONS,
-    default_actions=DEFAULT_ACTIONS, flag='--on-failure', failure=True,
+    when='failed', phase=ACTION_DONE, flag='--on-failure', failure=True,
     reason='Breakpoint %(name)s reached on %(action)s failure',
     when_text='on %s failure',
     option_help='Hold this resource if its %(action)s fails, instead of '
@@ -205,26 +207,22 @@ FAILED = Kind(
     question='%(name)s failed. Retry it?')
 # What an update plans names the change instead of the hook.
 _PLANNED_REASON = 'Breakpoint %(name)s reached before %(action)s (%(change)s)'
-CHANGED = Kind(
-    when='changed', phase=BEFORE_ACTION, actions=('update',),
-    default_actions=('update',), flag='--on-change', planned=True,
-    reason=_PLANNED_REASON,
-    when_text='before %s if changed',
-    option_help='Hold before this resource\'s update only if the update '
-                'changes it (in place or by replacement). Update only.',
-    flag_help='Hold before its update only if the update changes it',
-    screen='held before it is changed at breakpoint %(name)s',
-    enter='step', enter_words='step it')
-REPLACED = Kind(
-    when='replaced', phase=BEFORE_ACTION, actions=('update',),
-    default_actions=('update',), flag='--on-replace', planned=True,
-    reason=_PLANNED_REASON,
-    when_text='before %s if replaced',
-    option_help='Hold before this resource\'s update only if the update '
-                'replaces it. Update only.',
-    flag_help='Hold before its update only if the update replaces it',
-    screen='held before it is replaced at breakpoint %(name)s',
-    enter='step', enter_words='step it')
+
+
+def _planned(when: str, verb: str, more: str = '') -> Kind:
+    """A hold before an update only where Heat plans to ``verb`` it."""
+    return Kind(
+        when=when, phase=BEFORE_ACTION, actions=('update',),
+        default_actions=('update',), flag='--on-' + verb, planned=True,
+        reason=_PLANNED_REASON, when_text='before %s if ' + when,
+        option_help='Hold before this resource\'s update only if the '
+                    'update %ss it%s. Update only.' % (verb, more),
+        flag_help='Hold before its update only if the update %ss it' % verb,
+        screen='held before it is %s at breakpoint %%(name)s' % when)
+
+
+CHANGED = _planned('changed', 'change', ' (in place or by replacement)')
+REPLACED = _planned('replaced', 'replace')
 
 #: Every kind, in the order lists and option groups show them.
 KINDS = (BEFORE, AFTER, FAILED, CHANGED, REPLACED)

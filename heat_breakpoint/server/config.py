@@ -222,9 +222,9 @@ class KeystoneAuth(typing.NamedTuple):
     user_domain: str = 'Default'
     project_domain: str = 'Default'
     region: str = 'RegionOne'
-    stack_user_domain: str = None
-    stack_domain_admin: str = None
-    stack_domain_admin_password: str = None
+    stack_user_domain: typing.Optional[str] = None
+    stack_domain_admin: typing.Optional[str] = None
+    stack_domain_admin_password: typing.Optional[str] = None
 
 
 def keystone_options(auth: KeystoneAuth) -> dict:
