@@ -234,7 +234,6 @@ class Server(_ServerBase):
         'DELETE': 'Went to status ERROR due to "Message: Failed to delete '
                   'instance, Code: 500"'}
     refusals = {'CREATE': QUOTA_EXCEEDED}
-    entity = 'Server'
     lookups = {'get_server': False, 'fetch_server': False}
     section = 'servers'
 
@@ -356,7 +355,6 @@ class KeyPair(models.SimulatedType):
 class Flavor(models.SimulatedType):
     type_name = 'OS::Nova::Flavor'
     kind = 'flavor'
-    entity = 'Flavor'
     lookups = {'find_flavor_by_name_or_id': True, 'get_flavor': False}
     section = 'flavors'
 

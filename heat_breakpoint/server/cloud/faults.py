@@ -58,6 +58,7 @@ import typing
 from heat_breakpoint.model import breakpoints
 from heat_breakpoint.server.cloud import models
 from heat_breakpoint.server.cloud import registry
+from heat_breakpoint.server.cloud import user_files
 from heat_breakpoint.server import config
 
 EFFECTS = (FAIL, DELAY, HANG, AGENTS_FAIL, AGENTS_SILENT) = (
@@ -300,16 +301,7 @@ def parse_rules(rules, first: int = 1) -> list:
 
 
 def load_file(path: str) -> list:
-    import yaml
-    try:
-        with open(path) as f:
-            doc = yaml.safe_load(f)
-    except OSError as exc:
-        raise FaultError('cannot read the faults file %s: %s'
-                         % (path, exc.strerror))
-    except yaml.YAMLError as exc:
-        raise FaultError('the faults file %s is not YAML: %s'
-                         % (path, str(exc).splitlines()[0]))
+    doc = user_files.load_yaml(path, 'faults', FaultError)
     try:
         return parse_rules(doc or [])
     except FaultError as exc:

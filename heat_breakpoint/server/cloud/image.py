@@ -21,7 +21,6 @@ from heat_breakpoint.server.cloud import models
 
 class Image(models.SimulatedType):
     kind = 'image'
-    entity = 'Image'
     lookups = {'find_image_by_name_or_id': True, 'get_image': False}
     section = 'images'
 

@@ -41,12 +41,11 @@ import contextlib
 import threading
 from typing import Optional
 
-import yaml
-
 from heat_breakpoint.server import config
 
 from heat_breakpoint.server.cloud import registry
 from heat_breakpoint.server.cloud import store as cloud_store
+from heat_breakpoint.server.cloud import user_files
 from heat_breakpoint.server.cloud import values
 
 # The file's sections and the kind of object each lists: the classes'.
@@ -93,15 +92,7 @@ class Inventory(object):
 
     @classmethod
     def from_file(cls, store, path: str) -> 'Inventory':
-        try:
-            with open(path) as f:
-                doc = yaml.safe_load(f) or {}
-        except OSError as exc:
-            raise InventoryError('cannot read the cloud file %s: %s'
-                                 % (path, exc.strerror))
-        except yaml.YAMLError as exc:
-            raise InventoryError('the cloud file %s is not YAML: %s'
-                                 % (path, str(exc).splitlines()[0]))
+        doc = user_files.load_yaml(path, 'cloud', InventoryError) or {}
         if not isinstance(doc, dict):
             raise InventoryError('the cloud file %s must be a mapping of '
                                  'sections (%s)' % (path, ', '.join(

@@ -20,50 +20,18 @@ these classes only say what each kind is to a look-up.
 from heat_breakpoint.server.cloud import models
 
 
-class Role(models.SimulatedType):
-    kind = 'role'
-    entity = 'KeystoneRole'
-    lookups = {'get_role_id': True}
-    section = 'roles'
+def _keystone_kind(kind: str) -> type:
+    """What Heat's keystone plugin finds of ``kind``: its ID by name."""
+    return type(kind.title(), (models.SimulatedType,), {
+        '__module__': __name__, '__doc__': 'A Keystone %s.' % kind,
+        'kind': kind, 'entity': 'Keystone' + kind.title(),
+        'lookups': {'get_%s_id' % kind: True}, 'section': kind + 's'})
 
 
-class Project(models.SimulatedType):
-    kind = 'project'
-    entity = 'KeystoneProject'
-    lookups = {'get_project_id': True}
-    section = 'projects'
-
-
-class Domain(models.SimulatedType):
-    kind = 'domain'
-    entity = 'KeystoneDomain'
-    lookups = {'get_domain_id': True}
-    section = 'domains'
-
-
-class Group(models.SimulatedType):
-    kind = 'group'
-    entity = 'KeystoneGroup'
-    lookups = {'get_group_id': True}
-    section = 'groups'
-
-
-class Service(models.SimulatedType):
-    kind = 'service'
-    entity = 'KeystoneService'
-    lookups = {'get_service_id': True}
-    section = 'services'
-
-
-class User(models.SimulatedType):
-    kind = 'user'
-    entity = 'KeystoneUser'
-    lookups = {'get_user_id': True}
-    section = 'users'
-
-
-class Region(models.SimulatedType):
-    kind = 'region'
-    entity = 'KeystoneRegion'
-    lookups = {'get_region_id': True}
-    section = 'regions'
+Role = _keystone_kind('role')
+Project = _keystone_kind('project')
+Domain = _keystone_kind('domain')
+Group = _keystone_kind('group')
+Service = _keystone_kind('service')
+User = _keystone_kind('user')
+Region = _keystone_kind('region')

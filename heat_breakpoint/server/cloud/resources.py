@@ -70,9 +70,14 @@ class _Pending(object):
         self.ready_at = time.monotonic() + seconds
         self.result = result
 
+    @property
+    def fails(self) -> bool:
+        """A fault rule fails the action: nothing is done in the store."""
+        return self.decision is not None and self.decision.effect == 'fail'
+
     def done(self) -> bool:
         if self.decision is not None:
-            if self.decision.effect == 'fail':
+            if self.fails:
                 raise ResourceInError(self.decision.rule.failure_message(
                     *self.decision.what))
             if self.decision.effect == 'hang':
@@ -189,42 +194,39 @@ class SimulatedResource(object):
             obj = sim.add(model.kind_for(sim), model.create(sim),
                           model.name_for(sim))
         self.resource_id_set(obj.id)
-        if pending.decision is None or pending.decision.effect != 'fail':
+        if not pending.fails:
             model.after_create(sim, obj)
         return pending
 
     def check_create_complete(self, pending=None, *args):
         return self._done(pending)
 
-    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+    def _change(self, action: str, change) -> _Pending:
+        """``change(sim, obj)`` in the store, unless a fault fails it."""
         sim = self._sim()
         obj = sim.obj()
-        pending = self._pending(self.UPDATE)
-        if pending.decision is not None and pending.decision.effect == \
-                'fail':
-            return pending
-        if obj is not None and prop_diff:
+        pending = self._pending(action)
+        if obj is not None and not pending.fails:
             with self.simulated_cloud.lock:
-                changes = self._model().update(sim, obj, dict(prop_diff))
-                if changes:
-                    self.simulated_cloud.store.update(obj.id, **changes)
+                change(sim, obj)
         return pending
+
+    def handle_update(self, json_snippet, tmpl_diff, prop_diff):
+        def update(sim, obj):
+            changes = self._model().update(sim, obj, dict(prop_diff))
+            if changes:
+                self.simulated_cloud.store.update(obj.id, **changes)
+        return self._change(self.UPDATE,
+                            update if prop_diff else lambda sim, obj: None)
 
     def check_update_complete(self, pending=None, *args):
         return self._done(pending)
 
     def handle_delete(self):
-        sim = self._sim()
-        obj = sim.obj()
-        pending = self._pending(self.DELETE)
-        if pending.decision is not None and pending.decision.effect == \
-                'fail':
-            return pending
-        if obj is not None:
-            with self.simulated_cloud.lock:
-                self._model().delete(sim, obj)
-                self.simulated_cloud.store.delete(obj.id)
-        return pending
+        def delete(sim, obj):
+            self._model().delete(sim, obj)
+            self.simulated_cloud.store.delete(obj.id)
+        return self._change(self.DELETE, delete)
 
     def check_delete_complete(self, pending=None, *args):
         return self._done(pending)

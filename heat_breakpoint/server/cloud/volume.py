@@ -95,7 +95,6 @@ class Volume(_Volume):
     refusals = {'CREATE': (
         'OverLimit', "VolumeLimitExceeded: Maximum number of volumes "
         "allowed (10) exceeded for quota 'volumes'. (HTTP 413)")}
-    entity = 'Volume'
     lookups = {'get_volume': False}
     section = 'volumes'
 
