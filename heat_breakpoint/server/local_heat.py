@@ -20,9 +20,11 @@ prefixes), and a stop that does not hang on threads waiting at a stock
 hook.
 """
 
+import dataclasses
 import fcntl
 import os
 import threading
+import typing
 
 from heat_breakpoint.server import absent
 from heat_breakpoint.server import ast_guard
@@ -33,26 +35,35 @@ from heat_breakpoint.server import prompt_delivery
 from heat_breakpoint.server import stock_hooks
 
 
+@dataclasses.dataclass(eq=False)
 class LocalHeat:
-    """Heat's engine service and API app, started and stopped together."""
+    """Heat's engine service and API app, started and stopped together.
 
-    def __init__(self, state_dir: str, extra_config_files=(), port=0,
-                 simulate=False, cloud_file=None, leaf_sleep=True,
-                 faults_file=None, realistic_times=False, keystone=None):
-        self.state_dir = state_dir
-        # A real Keystone (config.KeystoneAuth), or None: noauth.
-        self.keystone = keystone
-        self.faults_file = faults_file
-        self.realistic_times = realistic_times
-        self.leaf_sleep = leaf_sleep
-        self.extra_config_files = list(extra_config_files)
-        self.port = port
-        self.simulate = simulate
-        self.cloud_file = cloud_file
-        self.cloud = None
-        self.engine = None
-        self.app = None
-        self._lock = None
+    ``keystone``: a real Keystone (:class:`.config.KeystoneAuth`) Heat
+    authenticates against, or None: noauth. ``cloud``, ``engine`` and
+    ``app`` are there once it has started.
+    """
+
+    state_dir: str
+    extra_config_files: typing.Sequence[str] = ()
+    port: int = 0
+    simulate: bool = False
+    cloud_file: typing.Optional[str] = None
+    leaf_sleep: bool = True
+    faults_file: typing.Optional[str] = None
+    realistic_times: bool = False
+    keystone: typing.Optional[local_config.KeystoneAuth] = None
+    cloud: typing.Any = dataclasses.field(default=None, init=False,
+                                          repr=False)
+    engine: typing.Any = dataclasses.field(default=None, init=False,
+                                           repr=False)
+    app: typing.Any = dataclasses.field(default=None, init=False,
+                                        repr=False)
+    _lock: typing.Any = dataclasses.field(default=None, init=False,
+                                          repr=False)
+
+    def __post_init__(self) -> None:
+        self.extra_config_files = list(self.extra_config_files)
 
     def start(self) -> None:
         # Heat must see the threading backend before it is imported.

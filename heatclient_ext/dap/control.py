@@ -22,10 +22,15 @@ prompt's words
 watch's meanings.
 """
 
+import dataclasses
+import typing
+
 from heat_breakpoint.model import kinds
 from heat_breakpoint.model import protocol
 from heatclient_ext._i18n import _
 from heatclient_ext.dap import editor_breakpoints
+from heatclient_ext.dap import holds as dap_holds
+from heatclient_ext.dap import lines
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import answers
 from heatclient_ext.v1 import manager as bp_v1
@@ -39,28 +44,31 @@ def _names(rows):
     return ', '.join(r['resource'] for r in rows) or _('nothing')
 
 
+def _nothing() -> None:
+    return None
+
+
+@dataclasses.dataclass(eq=False)
 class Control:
     """The running operation of ``stack``, driven from the editor.
 
     ``resumed(reason, rows)`` is told before every release (the threads
-    of ``rows`` go); ``cancel()`` cancels the operation. ``ours``: what
-    the buttons armed (pause, step out), disarmed when the editor leaves.
+    of ``rows`` go); ``cancel()`` cancels the operation. ``edits``: what
+    was saved or set while stopped (:mod:`.edits`), applied before the
+    next resume; ``remap()`` reads the files again. ``ours``: what the
+    buttons armed (pause, step out), disarmed when the editor leaves.
     """
 
-    def __init__(self, manager, stack, holds, tmap, say, resumed, cancel,
-                 edits=None, remap=None):
-        self.manager = manager
-        self.stack = stack
-        self.holds = holds
-        self.tmap = tmap
-        self.say = say
-        self.resumed = resumed
-        self.cancel = cancel
-        self.ours = set()
-        # What was saved or set while stopped (:mod:`.edits`), applied
-        # before the next resume; ``remap()`` reads the files again.
-        self.edits = edits
-        self.remap = remap or (lambda: None)
+    manager: bp_v1.BreakpointManager
+    stack: str
+    holds: dap_holds.Holds
+    tmap: typing.Optional[lines.TemplateMap]
+    say: typing.Callable
+    resumed: typing.Callable
+    cancel: typing.Callable
+    edits: typing.Any = None
+    remap: typing.Callable[[], typing.Any] = _nothing
+    ours: set = dataclasses.field(default_factory=set, init=False)
 
     def apply_saved(self) -> bool:
         """Apply what was saved or set while stopped; whether any was.

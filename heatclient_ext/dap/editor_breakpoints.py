@@ -19,6 +19,7 @@ while it runs :class:`Arming` arms and disarms what changed, as
 ``breakpoint set`` / ``clear`` do.
 """
 
+import dataclasses
 import fnmatch
 import os
 import typing
@@ -49,17 +50,24 @@ def kind(condition):
     return CONDITIONS[condition], None
 
 
+@dataclasses.dataclass(eq=False)
 class Breakpoint:
-    """One breakpoint of the editor and the model names it stands for."""
+    """One breakpoint of the editor and the model names it stands for.
 
-    def __init__(self, bp_id, names, when, line=None, source=None,
-                 message=None) -> None:
-        self.id = bp_id
-        self.names = list(names)
-        self.when = when
-        self.line = line
-        self.source = source
-        self.message = message
+    ``id``: the protocol's; ``line`` and ``source``: where the editor
+    shows it; ``message``: why it is not verified (None: it is, once it
+    names something).
+    """
+
+    id: int
+    names: typing.List[str]
+    when: str
+    line: typing.Optional[int] = None
+    source: typing.Optional[dict] = None
+    message: typing.Optional[str] = None
+
+    def __post_init__(self) -> None:
+        self.names = list(self.names)
 
     @property
     def verified(self) -> bool:

@@ -72,23 +72,12 @@ class LocalHeat:
     """
 
     def __init__(self, launched=None) -> None:
-        # launched: a process already launched (local_process.take_early)
+        # launched: a process already launched (local_process.take_early);
+        # its port, endpoint and state directory are the session's
         self.process = launched or local_process.new_process()
         self.lock = threading.Lock()
         self.stopped = False
         self.launched = launched is not None
-
-    @property
-    def port(self):
-        return self.process.port
-
-    @property
-    def endpoint(self):
-        return self.process.endpoint
-
-    @property
-    def state_dir(self):
-        return self.process.state_dir
 
     def launch(self) -> None:
         """Start the process (once); :meth:`start` waits for it."""
@@ -102,7 +91,7 @@ class LocalHeat:
                 self.process.launch()
 
     def start(self, say=lambda text: None):
-        say(_('Starting a local Heat on 127.0.0.1:%d') % self.port)
+        say(_('Starting a local Heat on 127.0.0.1:%d') % self.process.port)
         try:
             self.launch()
             return self.process.wait_ready(START_TIMEOUT)

@@ -200,7 +200,7 @@ class Session:
             with self.life:
                 if self.left:
                     raise RequestError(_('the editor has left'))
-            local = self.own_heat.start(self.say)
+            local = self.own_heat.start(self.say).process
             self.say(_('Local Heat ready at %(url)s (state in %(dir)s)') % {
                 'url': local.endpoint, 'dir': local.state_dir})
             self.endpoint = local.endpoint
@@ -219,7 +219,7 @@ class Session:
     def _started(self, stack) -> None:
         self.stack = stack
         self.control = dap_control.Control(
-            self.manager, stack, self.holds, self.map, self.say,
+            self._heat(), stack, self.holds, self.map, self.say,
             self._resumed, self.cancel, edits=self.edits,
             remap=self._remap)
 

@@ -33,34 +33,17 @@ from heatclient_ext.osc import clients
 from heatclient_ext.terminal import watch_session as watch_v1
 from heatclient_ext.v1 import live
 from heatclient_ext.v1 import manager as bp_v1
+from heatclient_ext.v1 import terms
 
 DEFAULT_INTERVAL = 2.0
 
 
-def interval_argument(text):
-    """argparse type of ``--interval``: seconds, from 0.1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0
-    if value < 0.1:
-        import argparse
-        raise argparse.ArgumentTypeError(
-            _('must be a number of seconds from 0.1, got %r') % text)
-    return value
-
-
-def seconds_argument(text):
-    """argparse type of ``--reconnect-timeout``: seconds, from 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        import argparse
-        raise argparse.ArgumentTypeError(
-            _('must be a number of seconds from 0, got %r') % text)
-    return value
+#: argparse type of ``--interval``: seconds, from 0.1.
+interval_argument = terms.at_least(
+    float, 0.1, _('must be a number of seconds from 0.1, got %r'))
+#: argparse type of ``--reconnect-timeout``: seconds, from 0.
+seconds_argument = terms.at_least(
+    float, 0, _('must be a number of seconds from 0, got %r'))
 
 
 def add_interactive_option(parser) -> None:

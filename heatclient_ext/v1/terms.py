@@ -64,16 +64,24 @@ NEXT_OPERATION = ('openstack stack update --existing --breakpoint %(name)s '
                   '%(stack)s')
 
 
-def depth_argument(text) -> int:
-    """argparse type of ``--nested-depth``: a whole number from 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(
-            _('must be a whole number from 0, got %r') % text)
-    return value
+def at_least(convert, minimum, message: str):
+    """An argparse type: ``convert(text)``, from ``minimum`` on.
+
+    ``message`` says what is wanted, with ``%r`` for what was given.
+    """
+    def argument(text):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(message % text)
+        return value
+    return argument
+
+
+#: argparse type of ``--nested-depth``: a whole number from 0.
+depth_argument = at_least(int, 0, _('must be a whole number from 0, got %r'))
 
 
 # When a breakpoint holds, in words around its action(s): one table for
