@@ -433,11 +433,15 @@ def _wrap_hooks(cls) -> None:
             yield from parking.hold_cooperatively(self, action, bp)
         # Under convergence the check's pipeline has held already.
 
-    @functools.wraps(unset_hook)
-    def _unset_hook(self, details):
-        if not hold_records.release_interrupted(self, details):
-            unset_hook(self, details)
-        releases.release(self, details)
+    def _stock_then(stock, ours):
+        # Heat's own clearing (or check) of the hook flag, unless the
+        # signal ends a hold a release had begun; then the release's own.
+        @functools.wraps(stock)
+        def wrapped(self, details):
+            if not hold_records.release_interrupted(self, details):
+                stock(self, details)
+            ours(self, details)
+        return wrapped
 
     @functools.wraps(signal_check_action)
     def _signal_check_action(self):
@@ -448,23 +452,17 @@ def _wrap_hooks(cls) -> None:
             return
         return signal_check_action(self)
 
-    @functools.wraps(signal_check_hook)
-    def _signal_check_hook(self, details):
-        # A release signal that does not fit its hold (``retry`` of a hold
-        # that is not a failure) is refused here, before anything is
-        # cleared.
-        if not hold_records.release_interrupted(self, details):
-            signal_check_hook(self, details)
-        releases.check_release(self, details)
-
     @functools.wraps(add_event)
     def _add_event(self, action, status, reason):
         events.add_event(self, action, status, reason, add_event)
 
     cls._break_if_required = _break_if_required
-    cls._unset_hook = _unset_hook
+    cls._unset_hook = _stock_then(unset_hook, releases.release)
     cls._signal_check_action = _signal_check_action
-    cls._signal_check_hook = _signal_check_hook
+    # A release signal that does not fit its hold (``retry`` of a hold
+    # that is not a failure) is refused here, before anything is cleared.
+    cls._signal_check_hook = _stock_then(signal_check_hook,
+                                         releases.check_release)
     cls._add_event = _add_event
 
 
@@ -502,8 +500,6 @@ def _wrap_parked_end(cls, parking) -> None:
 
 
 def _wrap_service(cls, deadlines, signals) -> None:
-    resource_signal = cls.resource_signal
-    stack_cancel_update = cls.stack_cancel_update
     start = cls.start
 
     @functools.wraps(start)
@@ -518,12 +514,16 @@ def _wrap_service(cls, deadlines, signals) -> None:
         purge.watch()
         return result
 
+    resource_signal = cls.resource_signal
+
     @functools.wraps(resource_signal)
     def wrapped(self, cnxt, stack_identity, resource_name, details,
                 sync_call=False):
         # Our commands enter the engine here, through one function.
         return signals.take(self, cnxt, stack_identity, resource_name,
                             details, sync_call, resource_signal)
+
+    stack_cancel_update = cls.stack_cancel_update
 
     @functools.wraps(stack_cancel_update)
     def cancel_update(self, cnxt, stack_identity,

@@ -43,12 +43,9 @@ from heat.db import models
 
 from heat_breakpoint.model import breakpoints
 
-WAITING = 'waiting'
-IN_PROGRESS = 'in_progress'
-HELD = 'held'
-COMPLETE = 'complete'
-FAILED = 'failed'
-STATES = (WAITING, IN_PROGRESS, HELD, COMPLETE, FAILED)
+#: A resource's state in the view, in the order of its life.
+STATES = WAITING, IN_PROGRESS, HELD, COMPLETE, FAILED = (
+    'waiting', 'in_progress', 'held', 'complete', 'failed')
 # How many of the operation's latest events the view returns.
 EVENTS = 8
 
