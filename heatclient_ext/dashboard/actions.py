@@ -26,16 +26,11 @@ from heat_breakpoint.model import kinds
 from heatclient_ext._i18n import _
 from heatclient_ext.v1 import terms
 
-#: action -> (policy scope, rule): ours, and Heat's for a cancel.
-RULES = {
-    'step': ('breakpoints', 'breakpoints:step'),
-    'continue': ('breakpoints', 'breakpoints:continue'),
-    'set': ('breakpoints', 'breakpoints:set'),
-    'clear': ('breakpoints', 'breakpoints:clear'),
-    'retry': ('breakpoints', 'breakpoints:retry'),
-    'retain': ('breakpoints', 'breakpoints:retain'),
-    'cancel': ('orchestration', 'actions:action'),
-}
+#: action -> (policy scope, rule): ours (each exit's, set's and clear's,
+#: named as the model names them), and Heat's for a cancel.
+RULES = {name: ('breakpoints', 'breakpoints:' + name)
+         for name in [way.name for way in kinds.EXITS] + ['set', 'clear']}
+RULES['cancel'] = ('orchestration', 'actions:action')
 INDEX_RULE = ('breakpoints', 'breakpoints:index')
 #: What ``set`` offers: every kind of hold, as the model declares them.
 WHENS = tuple(kind.when for kind in kinds.KINDS)
