@@ -16,6 +16,7 @@ traversal waits on the resource. For a check we parked, the stored
 traversal answers; for any other check Heat must look itself.
 """
 
+import datetime
 import threading
 from unittest import mock
 
@@ -83,3 +84,55 @@ def test_a_park_in_another_thread_is_not_this_ones(stacks):
 def test_the_hold_key_functional_tests_look_for():
     from tests.functional import test_watch_interactive
     assert test_watch_interactive.HOLD_KEY == resource_data.HOLD_KEY
+
+
+# -- forward work while the root rolls back -------------------------------
+
+_T = datetime.datetime(2026, 1, 1, 12, 0, 0)
+
+
+def _at(seconds):
+    return _T + datetime.timedelta(seconds=seconds)
+
+
+class _Row:
+    def __init__(self, owner_id=None, updated_at=None, created_at=_at(-60)):
+        self.owner_id = owner_id
+        self.updated_at = updated_at
+        self.created_at = created_at
+
+
+@pytest.fixture
+def tree(monkeypatch):
+    """root (its rollback began at 0 s) > group > member; set the times."""
+    from heat.objects import stack as stack_objects
+    rows = {'root': _Row(updated_at=_at(0)), 'group': _Row('root')}
+    monkeypatch.setattr(stack_objects.Stack, 'get_by_id',
+                        lambda context, stack_id, **kw: rows.get(stack_id))
+    monkeypatch.setattr(parking.facts, 'place',
+                        lambda stack: mock.Mock(root_id='root'))
+    return rows
+
+
+def _member(began):
+    return mock.Mock(owner_id='group', action='UPDATE', updated_time=began,
+                     created_time=_at(-60))
+
+
+@pytest.mark.parametrize('group_began, member_began, forward', [
+    (_at(-10), _at(-5), True),    # both began before the rollback
+    (_at(-10), _at(3), True),     # the group's forward check began it late
+    (_at(2), _at(3), False),      # the rollback's own, all the way down
+    (None, _at(3), True),         # a group created by the forward update
+])
+def test_forward_work_is_told_from_the_rollbacks_own(
+        tree, group_began, member_began, forward):
+    tree['group'].updated_at = group_began
+    assert parking._began_before_rollback(_member(member_began)) is forward
+
+
+def test_a_stack_the_rollback_itself_created_is_its_own(tree):
+    tree['group'].updated_at = _at(2)
+    member = _member(None)
+    member.created_time = _at(3)
+    assert parking._began_before_rollback(member) is False

@@ -249,21 +249,37 @@ def _end_forward(rsrc, locked=False):
 
 
 def _began_before_rollback(stack) -> bool:
-    """Whether nested ``stack``'s operation began before its root's rollback.
+    """Whether nested ``stack``'s operation is forward work of its root.
 
     Heat stamps a stack's ``updated_at`` when a convergence operation (a
     rollback too) begins; a stack the operation created has only its
-    ``created_at``. The rollback's own update of a nested stack begins
-    after the root's rollback did: its checks go on.
+    ``created_at``. The rollback reaches a nested stack through its
+    parent's update: its own update of a nested stack began after the
+    root's rollback did, and so did every stack's between. One that
+    began before, or whose parent's operation did, is the cancelled
+    operation's: a group member whose update the group's forward check
+    started after the rollback had begun is too.
     """
     from heat.objects import stack as stack_objects
     if not stack.owner_id or stack.action == decision.ROLLBACK:
         return False
+    root_id = facts.place(stack).root_id
     root = stack_objects.Stack.get_by_id(
-        stack.context, facts.place(stack).root_id, show_deleted=True)
+        stack.context, root_id, show_deleted=True)
+    if root is None or not root.updated_at:
+        return False
     began = stack.updated_time or stack.created_time
-    return bool(root is not None and root.updated_at and began and
-                began < root.updated_at)
+    owner_id = stack.owner_id
+    while began and began >= root.updated_at:
+        if owner_id == root_id:
+            return False  # the rollback's own, all the way down
+        parent = stack_objects.Stack.get_by_id(
+            stack.context, owner_id, show_deleted=True)
+        if parent is None:
+            return False
+        began = parent.updated_at or parent.created_at
+        owner_id = parent.owner_id
+    return bool(began)
 
 
 def end_if_cancelled(rsrc, where: facts.Place) -> None:
