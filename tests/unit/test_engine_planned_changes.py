@@ -14,13 +14,20 @@
 Heat's own decision is exercised on the real local Heat
 (tests/functional/test_changes.py); here: the diff and its masking, which
 rule holds, the reasons, the memo of Heat's property diff, the text the
-client prints.
+client prints, and where a cancel ends the check at Heat's decision.
 """
+
+from unittest import mock
 
 import pytest
 
 from heat.engine import resource as heat_resource
 
+from heat_breakpoint.db import operation_state
+from heat_breakpoint.engine.check import decision
+from heat_breakpoint.engine.check import facts
+from heat_breakpoint.engine.check import hold_records
+from heat_breakpoint.engine.check import parking
 from heat_breakpoint.engine.check import planned_changes as changes
 from heat_breakpoint.engine.masking import inputs
 from heat_breakpoint.model import breakpoints
@@ -232,3 +239,72 @@ def test_client_text_of_an_added_resource_leaves_out_unset_properties():
     assert text.splitlines() == ['add', 'value: - -> "x"',
                                  'wait_secs: - -> 0']
     assert '- -> -' not in text
+
+
+class _CancelNoted:
+    """The database's cancel mark, noted at a moment the test chooses."""
+
+    def __init__(self, monkeypatch):
+        self.noted = False
+        self.decided_on = []
+        monkeypatch.setattr(operation_state, 'forward_ended',
+                            lambda *key: operation_state.CANCELLED
+                            if self.noted else None)
+        monkeypatch.setattr(hold_records, 'drop_notes', lambda rsrc: None)
+
+        def hold(check, action, when):
+            # Noted, the cancel disarms every rule (the facts say so).
+            self.decided_on.append(check)
+            return None if check.cancelled else 'rule'
+        monkeypatch.setattr(decision, 'hold', hold)
+
+
+class _Check:
+    def __init__(self, cancelled=False):
+        self.cancelled = cancelled
+        self.operation = mock.Mock(place=mock.Mock(key=('s1', 't1')))
+
+
+def test_a_cancel_noted_while_the_facts_are_read_again_ends_the_check(
+        monkeypatch):
+    """Read again after the cancel, the facts hold nothing: the check ends.
+
+    A check whose facts are older than a second reads them again at
+    Heat's update decision; a cancel noted just before that read must
+    not leave the replacement to go on unheld.
+    """
+    cancel = _CancelNoted(monkeypatch)
+
+    def fresh(rsrc, check):
+        cancel.noted = True  # the cancel comes as the facts are read
+        return _Check(cancelled=True)
+    monkeypatch.setattr(facts, 'fresh', fresh)
+    with pytest.raises(parking.Cancelled):
+        changes._hold_if_required(mock.Mock(), _Check(), {}, None,
+                                  lambda: {'kind': changes.REPLACE})
+    assert cancel.decided_on == []
+
+
+def test_with_no_cancel_the_fresh_facts_decide(monkeypatch):
+    cancel = _CancelNoted(monkeypatch)
+    fresh_check = _Check()
+    monkeypatch.setattr(facts, 'fresh', lambda rsrc, check: fresh_check)
+    monkeypatch.setattr(changes, 'choose', lambda *args: (None, None))
+    changes._hold_if_required(mock.Mock(), _Check(), {}, None,
+                              lambda: {'kind': changes.REPLACE})
+    assert cancel.decided_on == [fresh_check, fresh_check]
+
+
+def test_a_released_hold_is_not_replayed_after_a_cancel(monkeypatch):
+    """Released, then cancelled before the re-dispatched check decides.
+
+    The replacement the hold decided is not made.
+    """
+    cancel = _CancelNoted(monkeypatch)
+    cancel.noted = True
+    monkeypatch.setattr(decision, 'eligible', lambda *args: True)
+    monkeypatch.setattr(changes, '_released', lambda rsrc: True)
+    monkeypatch.setattr(changes, '_replay', lambda rsrc: changes.REPLACE)
+    with pytest.raises(parking.Cancelled):
+        changes.needs_update(mock.Mock(), _Check(), None, None, None,
+                             None, {}, {}, None, False)

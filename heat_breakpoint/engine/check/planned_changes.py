@@ -336,6 +336,9 @@ def needs_update(rsrc, check, stock, new_stack, after, before, after_props,
     if not decision.eligible(check, 'UPDATE', breakpoints.CHANGED):
         return stock(*args)
     if _released(rsrc):
+        # What the hold decided is Heat's decision now: a cancel asked
+        # since this re-dispatched check began ends it instead.
+        parking.end_if_cancelled_since(rsrc, check)
         kind = _replay(rsrc)
         if kind == REPLACE:
             raise heat_resource.UpdateReplace(rsrc)
@@ -365,8 +368,11 @@ def _failed(rsrc, after_props, before_props, new_stack) -> dict:
 
 def _hold_if_required(rsrc, check, after_props, new_stack,
                       planned) -> None:
-    parking.end_if_cancelled_since(rsrc, check)
     check = facts.fresh(rsrc, check)
+    # After the facts the hold is decided on: a cancel noted while they
+    # were read again (they disarm every rule then) ends the check, and
+    # one not noted by now was not noted when they were read.
+    parking.end_if_cancelled_since(rsrc, check)
     changed_rule = decision.hold(check, 'UPDATE', breakpoints.CHANGED)
     replaced_rule = decision.hold(check, 'UPDATE', breakpoints.REPLACED)
     if changed_rule is None and replaced_rule is None:
