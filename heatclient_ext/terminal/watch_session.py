@@ -110,7 +110,7 @@ class Session:
         self.keys = self.screen.keys = keyboard.LineReader(
             stdin, echo=self.screen.echo)
         self.say = self.screen.say
-        self.view = live.Reader(client, stack, nested_depth, self.say)
+        self.view = live.Follower(client, stack, nested_depth, self.say)
         self.cancelled = False
         self._named = None
         self._seen_running = False

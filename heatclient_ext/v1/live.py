@@ -288,7 +288,7 @@ FALLBACK_NOTE = _('Note: this Heat has no breakpoints view with progress: '
                   'each refresh lists every resource (slower)')
 
 
-class Reader:
+class Follower:
     """The latest snapshot of one stack's operation, read on demand.
 
     Follows the stack it first found (not a later one given the same
