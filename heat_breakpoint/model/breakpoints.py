@@ -14,10 +14,12 @@
 Users write breakpoints in three places: ``--breakpoint`` on the command
 line, the ``breakpoints`` section of an environment file, and (through stock
 clients) the API request body. This module is the one place that parses and
-validates every spelling into :class:`Breakpoint` (where, on which actions,
-and when it holds), with one-line errors. How breakpoints are kept in a
-Heat environment is :mod:`heat_breakpoint.model.registry`'s job; reading
-environment files safely, :mod:`heat_breakpoint.model.envfile`'s.
+validates every name and action into :class:`Breakpoint` (where, on which
+actions, and when it holds), with one-line errors; the section's entries
+around the names are :mod:`heat_breakpoint.model.section`'s. How
+breakpoints are kept in a Heat environment is
+:mod:`heat_breakpoint.model.registry`'s job; reading environment files
+safely, :mod:`heat_breakpoint.model.envfile`'s.
 
 It imports nothing from Heat, heatclient or oslo so that the client, the API
 filter and the engine plugin can all use it; its messages are plain English
@@ -25,7 +27,6 @@ for the same reason.
 """
 
 import collections.abc
-import copy
 import dataclasses
 import fnmatch
 import typing
@@ -69,13 +70,11 @@ SEPARATOR = '/'
 #: The breakpoint name that holds every resource, at any depth.
 EVERY = '*'
 
-_KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS = 'resource', 'action', 'actions'
-_KEY_WHEN, _KEY_HOOK = 'when', 'hook'
-_ENTRY_KEYS = (_KEY_RESOURCE, _KEY_ACTION, _KEY_ACTIONS, _KEY_WHEN,
-               _KEY_HOOK)
-# Marker entries only: the hooks a user had already set on the same registry
-# entry, so removing the breakpoint gives them back exactly as written.
-KEY_NATIVE = 'native_hooks'
+# The keys of a breakpoint written as a mapping (to_dict, and the
+# environment section's entries: heat_breakpoint.model.section).
+KEY_RESOURCE, KEY_ACTION, KEY_ACTIONS = 'resource', 'action', 'actions'
+KEY_WHEN, KEY_HOOK = 'when', 'hook'
+ENTRY_KEYS = (KEY_RESOURCE, KEY_ACTION, KEY_ACTIONS, KEY_WHEN, KEY_HOOK)
 
 REGISTRY = 'resource_registry'
 RESOURCES = 'resources'
@@ -87,8 +86,6 @@ RESERVED_SEGMENTS = (HOOKS, 'restricted_actions')
 
 _MAX_SHOWN_CHARS = 60
 _MAX_LISTED_NAMES = 30
-
-Native = typing.Union[str, list, None]
 
 
 class BreakpointError(ValueError):
@@ -138,10 +135,10 @@ class Breakpoint:
                     % yaml_kind(segment))
         name = SEPARATOR.join(segments)
         _check_segments(name, segments)
-        when = _normalise_when(self.when)
+        when = normalise_when(self.when)
         object.__setattr__(self, 'when', when)
         object.__setattr__(self, 'actions',
-                           _normalise_actions(self.actions, when))
+                           normalise_actions(self.actions, when))
 
     @property
     def name(self) -> str:
@@ -201,9 +198,9 @@ class Breakpoint:
                    for name, pattern in zip(resource_path, segments))
 
     def to_dict(self) -> dict:
-        found = {_KEY_RESOURCE: self.name, _KEY_ACTIONS: list(self.actions)}
+        found = {KEY_RESOURCE: self.name, KEY_ACTIONS: list(self.actions)}
         if self.when != BEFORE:
-            found[_KEY_WHEN] = self.when
+            found[KEY_WHEN] = self.when
         return found
 
 
@@ -246,7 +243,8 @@ def _list_names(names: typing.Sequence[str]) -> str:
     return shown
 
 
-def _prefixed(where: str, error: BreakpointError) -> BreakpointError:
+def prefixed(where: str, error: BreakpointError) -> BreakpointError:
+    """The same error, said of ``where`` (a place in a file or a list)."""
     return BreakpointError('%s: %s' % (where, error.message))
 
 
@@ -296,7 +294,7 @@ def _check_segment(where: str, segment: str) -> None:
         raise BreakpointError(NOT_ASCII % where)
 
 
-def _normalise_when(when: object) -> str:
+def normalise_when(when: object) -> str:
     if when is None:
         return BEFORE
     if not isinstance(when, str) or when.lower() not in WHENS:
@@ -306,9 +304,9 @@ def _normalise_when(when: object) -> str:
     return when.lower()
 
 
-def _normalise_actions(actions: typing.Union[str, typing.Iterable[str],
-                                             None],
-                       when: str = BEFORE) -> tuple[str, ...]:
+def normalise_actions(actions: typing.Union[str, typing.Iterable[str],
+                                            None],
+                      when: str = BEFORE) -> tuple[str, ...]:
     """Actions in ``ACTIONS`` order; the kind's defaults when none given."""
     allowed = ', '.join(ACTIONS)
     if actions is None:
@@ -450,121 +448,6 @@ def parse_names(names: typing.Iterable[str],
         seen.add(breakpoint.name)
         result.append(breakpoint)
     return result
-
-
-# ---------------------------------------------------------------------------
-# The environment-file section (and the marker, which reuses its grammar)
-
-def _parse_entry(value: object, where: str,
-                 marker: bool) -> tuple[Breakpoint, Native]:
-    """One section entry: a name, or a mapping with ``resource``."""
-    if isinstance(value, str):
-        try:
-            return parse_name(value), None
-        except BreakpointError as error:
-            raise _prefixed(where, error) from None
-    if not isinstance(value, collections.abc.Mapping):
-        raise BreakpointError(
-            "%s: must be a resource name or a mapping with 'resource', "
-            "got %s" % (where, yaml_kind(value)))
-    allowed = _ENTRY_KEYS + ((KEY_NATIVE,) if marker else ())
-    for key in value:
-        if key not in allowed:
-            shown = quoted(key) if isinstance(key, str) else yaml_kind(key)
-            raise BreakpointError(
-                '%s: unknown key %s (allowed: %s)'
-                % (where, shown, ', '.join(allowed)))
-    if _KEY_RESOURCE not in value:
-        raise BreakpointError("%s: missing key 'resource'" % where)
-    if _KEY_ACTION in value and _KEY_ACTIONS in value:
-        raise BreakpointError(
-            "%s: give either 'action' or 'actions', not both" % where)
-    if _KEY_HOOK in value and any(key in value for key in (
-            _KEY_ACTION, _KEY_ACTIONS, _KEY_WHEN)):
-        raise BreakpointError(
-            "%s: give either 'hook' or 'when' and 'actions', not both"
-            % where)
-    resource = value[_KEY_RESOURCE]
-    if not isinstance(resource, str):
-        raise BreakpointError(
-            '%s.resource: must be a resource name, got %s (to set several '
-            'breakpoints, list them)' % (where, yaml_kind(resource)))
-    action_key = _KEY_ACTION if _KEY_ACTION in value else _KEY_ACTIONS
-    try:
-        if _KEY_HOOK in value:
-            action_key = _KEY_HOOK
-            when, actions = from_hooks(value[_KEY_HOOK])
-        else:
-            action_key = _KEY_WHEN
-            when = _normalise_when(value.get(_KEY_WHEN))
-            action_key = _KEY_ACTION if _KEY_ACTION in value else \
-                _KEY_ACTIONS
-            actions = _normalise_actions(value.get(action_key), when)
-    except BreakpointError as error:
-        raise _prefixed('%s.%s' % (where, action_key), error) from None
-    try:
-        breakpoint = parse_name(resource, actions, when)
-    except BreakpointError as error:
-        raise _prefixed(where, error) from None
-    return breakpoint, _parse_native(value.get(KEY_NATIVE), where)
-
-
-def hook_list(value: object, where: str) -> list[str]:
-    """Heat accepts hooks as one string or a list; read both as a list."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(h, str) for h in value):
-        return list(value)
-    raise BreakpointError(
-        '%s: must be a hook name or a list of hook names, got %s'
-        % (where, yaml_kind(value)))
-
-
-def _parse_native(value: object, where: str) -> Native:
-    if value is None:
-        return None
-    hook_list(value, '%s.%s' % (where, KEY_NATIVE))
-    # hook_list refused anything but a hook name or a list of them.
-    return copy.deepcopy(typing.cast(Native, value))
-
-
-def parse_entries(value: object, where: str,
-                  marker: bool = False) -> list[tuple[Breakpoint, Native]]:
-    if value is None:
-        return []
-    if isinstance(value, (str, collections.abc.Mapping)):
-        return [_parse_entry(value, where, marker)]
-    if not isinstance(value, collections.abc.Sequence):
-        raise BreakpointError(
-            "%s: must be a resource name, a mapping with 'resource', or a "
-            "list of those; got %s" % (where, yaml_kind(value)))
-    check_count(len(value), where)
-    entries = []
-    first_seen: dict[tuple, str] = {}
-    for index, item in enumerate(value):
-        item_where = '%s[%d]' % (where, index)
-        breakpoint, native = _parse_entry(item, item_where, marker)
-        if breakpoint.key in first_seen:
-            raise BreakpointError(
-                '%s: breakpoint %s is already given at %s'
-                % (item_where, quoted(breakpoint.label),
-                   first_seen[breakpoint.key]))
-        first_seen[breakpoint.key] = item_where
-        entries.append((breakpoint, native))
-    return entries
-
-
-def parse_section(value: object) -> list[Breakpoint]:
-    """Parse the ``breakpoints`` section of an environment, as loaded.
-
-    Accepted: a name (``'db'``), the spec's mapping (``{'resource': 'db'}``
-    with an optional ``action`` or ``actions``), or a list mixing both. An
-    empty section (``None`` or ``[]``) means no breakpoints.
-    """
-    return [breakpoint
-            for breakpoint, _native in parse_entries(value, SECTION)]
 
 
 def check_resource_names(breakpoints: typing.Iterable[Breakpoint],

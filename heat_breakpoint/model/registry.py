@@ -28,14 +28,9 @@ from heat_breakpoint.model.breakpoints import ACTIONS
 from heat_breakpoint.model.breakpoints import Breakpoint
 from heat_breakpoint.model.breakpoints import BreakpointError
 from heat_breakpoint.model.breakpoints import check_count
-from heat_breakpoint.model.breakpoints import hook_list
 from heat_breakpoint.model.breakpoints import HOOKS
-from heat_breakpoint.model.breakpoints import KEY_NATIVE
-from heat_breakpoint.model.breakpoints import Native
 from heat_breakpoint.model.breakpoints import PARAMETER_DEFAULTS
-from heat_breakpoint.model.breakpoints import parse_entries
 from heat_breakpoint.model.breakpoints import parse_name
-from heat_breakpoint.model.breakpoints import parse_section
 from heat_breakpoint.model.breakpoints import quoted
 from heat_breakpoint.model.breakpoints import REGISTRY
 from heat_breakpoint.model.breakpoints import RESERVED_SEGMENTS
@@ -44,6 +39,11 @@ from heat_breakpoint.model.breakpoints import SECTION
 from heat_breakpoint.model.breakpoints import SEPARATOR
 from heat_breakpoint.model.breakpoints import yaml_kind
 from heat_breakpoint.model.envfile import MAX_NESTING
+from heat_breakpoint.model.section import hook_list
+from heat_breakpoint.model.section import KEY_NATIVE
+from heat_breakpoint.model.section import Native
+from heat_breakpoint.model.section import parse_entries
+from heat_breakpoint.model.section import parse_section
 
 #: Where in ``parameter_defaults`` the breakpoints are recorded.
 MARKER = 'heat_breakpoints'

@@ -52,6 +52,7 @@ from heat_breakpoint.model import breakpoints
 from heat_breakpoint.model import envfile
 from heat_breakpoint.model import nesting
 from heat_breakpoint.model import registry
+from heat_breakpoint.model import section as env_section
 from heatclient_ext._i18n import _
 from heatclient_ext import exceptions
 from heatclient_ext.v1 import nested_names
@@ -185,7 +186,7 @@ def _read_files(env_paths) -> tuple:
                 _('Malformed environment file %(path)s: %(reason)s') %
                 {'path': path, 'reason': exceptions.one_line(exc)})
         section = env.pop(breakpoints.SECTION, None)
-        from_files.extend(breakpoints.parse_section(section))
+        from_files.extend(env_section.parse_section(section))
         files.append({'path': path, 'env': env, 'changed': has_section})
     return files, from_files
 

@@ -24,6 +24,7 @@ from heat_breakpoint.model.breakpoints import Breakpoint
 from heat_breakpoint.model.breakpoints import BreakpointError
 from heat_breakpoint.model import envfile
 from heat_breakpoint.model import registry
+from heat_breakpoint.model import section
 from tests.unit import env_hooks
 
 FAST = hypothesis.settings(max_examples=200, deadline=None)
@@ -48,37 +49,39 @@ _hooks_at = env_hooks.hooks_at
 class TestSpellings(object):
 
     def test_single_name(self):
-        assert bp.parse_section('db') == [Breakpoint((), 'db')]
+        assert section.parse_section('db') == [Breakpoint((), 'db')]
 
     def test_spec_mapping_form(self):
-        assert bp.parse_section({'resource': 'failing_resource_name'}) == [
+        assert section.parse_section(
+            {'resource': 'failing_resource_name'}) == [
             Breakpoint((), 'failing_resource_name', ('create', 'update'))]
 
     def test_mapping_with_action(self):
-        [result] = bp.parse_section({'resource': 'db', 'action': 'update'})
+        [result] = section.parse_section(
+            {'resource': 'db', 'action': 'update'})
         assert result.actions == ('update',)
 
     def test_mapping_with_actions_list_is_ordered_and_deduplicated(self):
-        [result] = bp.parse_section(
+        [result] = section.parse_section(
             {'resource': 'db', 'actions': ['DELETE', 'create', 'Create']})
         assert result.actions == ('create', 'delete')
 
     def test_action_may_be_a_list_and_actions_a_string(self):
-        assert bp.parse_section(
+        assert section.parse_section(
             {'resource': 'db', 'action': ['delete']})[0].actions == (
                 'delete',)
-        assert bp.parse_section(
+        assert section.parse_section(
             {'resource': 'db', 'actions': 'Update'})[0].actions == (
                 'update',)
 
     def test_list_of_names(self):
-        result = bp.parse_section(['db', 'app_tier/web_*'])
+        result = section.parse_section(['db', 'app_tier/web_*'])
         assert [b.name for b in result] == ['db', 'app_tier/web_*']
         assert result[1].path == ('app_tier',)
         assert result[1].pattern == 'web_*'
 
     def test_mixed_list(self):
-        result = bp.parse_section([
+        result = section.parse_section([
             {'resource': 'db', 'action': 'update'},
             {'resource': 'app_tier/web_1'}, 'x'])
         assert [(b.name, b.actions) for b in result] == [
@@ -88,7 +91,7 @@ class TestSpellings(object):
 
     @pytest.mark.parametrize('empty', [None, []])
     def test_empty_section_means_no_breakpoints(self, empty):
-        assert bp.parse_section(empty) == []
+        assert section.parse_section(empty) == []
 
     def test_parse_name_nested_with_actions(self):
         result = bp.parse_name('outer/middle/inner_?', actions=['delete'])
@@ -111,13 +114,13 @@ class TestSpellings(object):
 class TestErrors(object):
 
     def test_unknown_key_message_names_entry_and_allowed_keys(self):
-        message = _raises(bp.parse_section, [
+        message = _raises(section.parse_section, [
             'a', 'b', {'resource': 'c', 'actoin': 'update'}])
         assert message == ("breakpoints[2]: unknown key 'actoin' "
                            "(allowed: resource, action, actions, when, hook)")
 
     def test_user_cannot_write_marker_only_keys(self):
-        message = _raises(bp.parse_section,
+        message = _raises(section.parse_section,
                           {'resource': 'c', 'native_hooks': 'pre-create'})
         assert "unknown key 'native_hooks'" in message
 
@@ -140,7 +143,7 @@ class TestErrors(object):
          'breakpoints.actions: actions must be an action name or a list'),
     ])
     def test_wrong_types_and_keys(self, value, expected):
-        assert expected in _raises(bp.parse_section, value)
+        assert expected in _raises(section.parse_section, value)
 
     @pytest.mark.parametrize('name, expected', [
         ('', 'breakpoint name is empty'),
@@ -157,7 +160,7 @@ class TestErrors(object):
     ])
     def test_bad_names(self, name, expected):
         assert expected in _raises(bp.parse_name, name)
-        assert expected in _raises(bp.parse_section, [name])
+        assert expected in _raises(section.parse_section, [name])
 
     def test_name_too_long_names_the_limit(self):
         message = _raises(bp.parse_name, 'a/' + 'x' * 256)
@@ -173,9 +176,9 @@ class TestErrors(object):
     def test_too_many_names_the_limit(self):
         names = ['r%d' % i for i in range(201)]
         assert 'too many breakpoints (201; limit: 200)' in _raises(
-            bp.parse_section, names)
+            section.parse_section, names)
         assert 'limit: 200' in _raises(bp.parse_names, names)
-        assert len(bp.parse_section(names[:200])) == 200
+        assert len(section.parse_section(names[:200])) == 200
 
     @pytest.mark.parametrize('action', ['pre-create', 'replace', 'CHECK'])
     def test_unknown_action_lists_allowed(self, action):
@@ -184,7 +187,7 @@ class TestErrors(object):
                            "delete)" % action)
 
     def test_duplicates_in_section(self):
-        message = _raises(bp.parse_section,
+        message = _raises(section.parse_section,
                           ['db', {'resource': 'db', 'action': 'delete'}])
         assert message == ("breakpoints[1]: breakpoint 'db' is already "
                            "given at breakpoints[0]")
@@ -689,7 +692,7 @@ class TestProperties(object):
     @hypothesis.given(_JSON_LIKE)
     def test_parse_section_raises_only_breakpoint_error(self, value):
         _returns_or_says_one_line(
-            bp.parse_section, value,
+            section.parse_section, value,
             lambda result: all(isinstance(b, Breakpoint) for b in result))
 
     @FAST
@@ -782,7 +785,7 @@ class TestWhen:
             'update',)
 
     def test_entry_with_when_and_stock_hook_names(self):
-        found = bp.parse_section([
+        found = section.parse_section([
             {'resource': 'a', 'when': 'after'},
             {'resource': 'a'},
             {'resource': 'b', 'hook': 'post-create'},
@@ -809,13 +812,13 @@ class TestWhen:
     ])
     def test_bad_when_is_one_line_naming_the_allowed(self, entry, message):
         with pytest.raises(bp.BreakpointError) as info:
-            bp.parse_section(entry)
+            section.parse_section(entry)
         assert str(info.value) == message
 
     def test_same_kind_twice_is_refused_other_kinds_are_not(self):
         with pytest.raises(bp.BreakpointError, match='already'):
-            bp.parse_section([{'resource': 'a', 'when': 'after'},
-                              {'resource': 'a', 'when': 'after'}])
+            section.parse_section([{'resource': 'a', 'when': 'after'},
+                                   {'resource': 'a', 'when': 'after'}])
 
     def test_environment_round_trip_keeps_each_kind(self):
         env = registry.apply_to_environment({}, [
